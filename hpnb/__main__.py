@@ -1,0 +1,5 @@
+import sys
+
+from hpnb.cli import main
+
+sys.exit(main())

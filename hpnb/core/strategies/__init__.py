@@ -1,0 +1,33 @@
+"""Search strategies, one per module, looked up by the name a spec uses.
+
+Example:
+    >>> strategy_class("random").name
+    'random'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hpnb.core.strategies.base import Strategy
+
+#: strategy name -> "module:Class" below hpnb.core.strategies (imported on first use).
+STRATEGIES: dict[str, str] = {
+    "fixed": "fixed:FixedStrategy",
+    "grid": "grid:GridStrategy",
+    "range": "range:RangeStrategy",
+    "random": "random:RandomStrategy",
+    "sobol": "sobol:SobolStrategy",
+    "tpe": "optuna_sampler:TPEStrategy",
+    "cmaes": "optuna_sampler:CMAESStrategy",
+    "de": "de:DifferentialEvolutionStrategy",
+    "pbt": "pbt:PopulationBasedTraining",
+}
+
+
+def strategy_class(name: str) -> type[Strategy]:
+    """The class implementing strategy ``name`` (a KeyError for unknown names)."""
+    module, cls = STRATEGIES[name].split(":")
+    return getattr(importlib.import_module(f"hpnb.core.strategies.{module}"), cls)  # type: ignore[no-any-return]

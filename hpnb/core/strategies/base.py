@@ -1,0 +1,90 @@
+"""The interface every search strategy implements.
+
+A strategy proposes configurations and learns from results. It is
+asynchronous: ``suggest`` may be called while earlier trials still run, and
+``observe`` may be called for trials in any order. It never runs anything
+itself; the runner asks, runs, and tells.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Any, Literal
+
+import numpy as np
+
+from hpnb.core.space import SearchSpace
+from hpnb.core.trial import Suggestion, TrialState
+
+Mode = Literal["min", "max"]
+
+
+class Strategy(ABC):
+    """Base class of search strategies.
+
+    Args:
+        space: the search space.
+        mode: whether a lower (``min``) or higher (``max``) value is better.
+        seed: makes the sequence of suggestions reproducible.
+        budget: the number of trials the search may run, when known.
+        **options: strategy-specific options from ``strategy: {name: ..., ...}``.
+
+    Subclasses keep every piece of state they need to continue in
+    :meth:`state_dict`, which must be JSON-serialisable.
+    """
+
+    name: str = ""
+    #: option names the strategy accepts (checked by the spec parser).
+    options: tuple[str, ...] = ()
+
+    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+                 budget: int | None = None, **options: Any) -> None:
+        self.space = space
+        self.mode: Mode = mode
+        self.seed = seed
+        self.budget = budget
+
+    @abstractmethod
+    def suggest(self, trial_id: int) -> Suggestion | None:
+        """The configuration of trial ``trial_id``, or None when the space is exhausted."""
+
+    def observe(self, trial_id: int, value: float | None,
+                state: TrialState = TrialState.COMPLETED) -> None:
+        """Learn the final ``value`` of trial ``trial_id`` (None when it failed).
+
+        Stopped trials (early stopping) are observed with their last reported value.
+        """
+
+    def report(self, trial_id: int, step: int, value: float) -> None:
+        """An intermediate value; most strategies ignore it."""
+
+    def max_trials(self) -> int | None:
+        """How many trials this strategy can propose at most (None: unbounded)."""
+        return None
+
+    @abstractmethod
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue the same sequence, JSON-serialisable."""
+
+    @abstractmethod
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned."""
+
+    # helpers shared by implementations ------------------------------------------------
+    def score(self, value: float) -> float:
+        """``value`` turned into a quantity to minimise (mode-independent)."""
+        return value if self.mode == "min" else -value
+
+    @staticmethod
+    def is_usable(value: float | None) -> bool:
+        return value is not None and math.isfinite(value)
+
+
+def rng_state(rng: np.random.Generator) -> dict[str, Any]:
+    """The JSON-serialisable state of a numpy Generator."""
+    return dict(rng.bit_generator.state)
+
+
+def restore_rng(rng: np.random.Generator, state: dict[str, Any]) -> None:
+    rng.bit_generator.state = state
