@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from hpnb.core.errors import SpecError, closest
 from hpnb.core.space import SearchSpace
 from hpnb.core.trial import Suggestion, TrialState
 
@@ -40,10 +41,20 @@ class Strategy(ABC):
 
     def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
+        if mode not in ("min", "max"):
+            raise SpecError("mode", "unknown mode", value=mode, allowed=("min", "max"))
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise SpecError(f"strategy.{unknown[0]}", f"is not an option of the {self.name} strategy",
+                            allowed=", ".join(self.options) or "no options",
+                            suggestion=closest(unknown[0], self.options))
         self.space = space
         self.mode: Mode = mode
         self.seed = seed
         self.budget = budget
+        #: the seed actually used: ``seed``, or fresh entropy recorded so a resumed run continues.
+        self.resolved_seed: int = (int(seed) if seed is not None
+                                   else int(np.random.SeedSequence().entropy % 2**32))
 
     @abstractmethod
     def suggest(self, trial_id: int) -> Suggestion | None:
@@ -54,14 +65,21 @@ class Strategy(ABC):
         """Learn the final ``value`` of trial ``trial_id`` (None when it failed).
 
         Stopped trials (early stopping) are observed with their last reported value.
+        Strategies whose next suggestions do not depend on results ignore it.
         """
+        return None
 
     def report(self, trial_id: int, step: int, value: float) -> None:
         """An intermediate value; most strategies ignore it."""
+        return None
 
     def max_trials(self) -> int | None:
-        """How many trials this strategy can propose at most (None: unbounded)."""
-        return None
+        """How many trials this strategy can propose at most (None: unbounded).
+
+        A space whose parameters are all fixed has a single configuration, so
+        sampling strategies propose it once.
+        """
+        return 1 if self.space.dimension == 0 else None
 
     @abstractmethod
     def state_dict(self) -> dict[str, Any]:
@@ -78,7 +96,17 @@ class Strategy(ABC):
 
     @staticmethod
     def is_usable(value: float | None) -> bool:
-        return value is not None and math.isfinite(value)
+        """Whether ``value`` is a result to learn from (not a failure, not NaN or infinite)."""
+        if value is None or isinstance(value, bool):
+            return False
+        try:
+            return math.isfinite(float(value))
+        except (TypeError, ValueError):
+            return False
+
+    def loss(self, value: float | None) -> float | None:
+        """The value to minimise for a result, or None when the trial failed or is unusable."""
+        return self.score(float(value)) if self.is_usable(value) else None  # type: ignore[arg-type]
 
 
 def rng_state(rng: np.random.Generator) -> dict[str, Any]:
@@ -87,4 +115,5 @@ def rng_state(rng: np.random.Generator) -> dict[str, Any]:
 
 
 def restore_rng(rng: np.random.Generator, state: dict[str, Any]) -> None:
+    """Put a numpy Generator back into a state :func:`rng_state` returned."""
     rng.bit_generator.state = state

@@ -1,0 +1,90 @@
+"""Range search: sweep one parameter over its range while the others stay put.
+
+This is the one-parameter sweep of a ``[a, b]`` range with a ``step``: every
+value of the swept parameter is tried once, every other parameter held at its
+center (its fixed value, its default, or the middle of its range).
+
+With several ranged (non-fixed) parameters the search is one-factor-at-a-time:
+each one is swept in the order the spec declares them while all the others
+stay at their center. The center point appears in several sweeps when it is
+on their grids; it runs only once. Option ``parameter: NAME`` sweeps that
+parameter alone.
+
+A continuous parameter needs a ``step`` (and bounds) to be swept: without one
+it has no finite list of values and the spec is refused at
+``parameters.NAME.step``. A space without any ranged parameter is refused too.
+
+Example:
+    >>> from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
+    >>> space = SearchSpace((FloatParameter("lr", low=0.1, high=0.3, step=0.1),
+    ...                      IntParameter("layers", 1, 3)))
+    >>> sweep = RangeStrategy(space)
+    >>> [tuple(sweep.suggest(i).params.values()) for i in range(sweep.max_trials())]
+    [(0.1, 2), (0.2, 2), (0.3, 2), (0.2, 1), (0.2, 3)]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hpnb.core.errors import SpecError, closest
+from hpnb.core.space import Parameter, SearchSpace
+from hpnb.core.strategies._sequence import SequenceStrategy
+from hpnb.core.strategies.base import Mode
+
+
+def _swept_parameters(space: SearchSpace, name: Any) -> tuple[Parameter, ...]:
+    if name is None:
+        if not space.free:
+            raise SpecError("parameters", "a range search needs at least one parameter that varies",
+                            allowed="a parameter with a range [min, max] and a step, or a list")
+        return space.free
+    if name not in space.names:
+        raise SpecError("strategy.parameter", "is not a parameter of the space", value=name,
+                        allowed=space.names, suggestion=closest(str(name), space.names))
+    if space[name].is_fixed:
+        raise SpecError("strategy.parameter", "names a fixed parameter; there is nothing to sweep",
+                        value=name, allowed=[p.name for p in space.free])
+    return (space[name],)
+
+
+def sweep_configs(space: SearchSpace, parameter: str | None = None) -> list[dict[str, Any]]:
+    """The configurations of a one-factor-at-a-time sweep, without duplicates.
+
+    Raises:
+        SpecError: a swept parameter has no finite list of values, or nothing varies.
+    """
+    center = space.center()
+    configs: list[dict[str, Any]] = []
+    seen: set[tuple[str, ...]] = set()
+    for p in _swept_parameters(space, parameter):
+        values = p.grid_values()
+        if values is None:
+            raise SpecError(f"parameters.{p.name}.step", "a range search needs a step (and min and max) "
+                            "for every continuous parameter it sweeps",
+                            allowed="add step:, or use strategy random, sobol or tpe")
+        for value in values:
+            config = {**center, p.name: value}
+            key = tuple(repr(config[n]) for n in space.names)
+            if key not in seen:
+                seen.add(key)
+                configs.append(config)
+    return configs
+
+
+class RangeStrategy(SequenceStrategy):
+    """One-factor-at-a-time sweeps of the ranged parameters (or of option ``parameter`` only)."""
+
+    name = "range"
+    options = ("parameter",)
+
+    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+                 budget: int | None = None, **options: Any) -> None:
+        super().__init__(space, mode, seed, budget, **options)
+        self._configs = sweep_configs(space, options.get("parameter"))
+
+    def count(self) -> int:
+        return len(self._configs)
+
+    def config_at(self, index: int) -> dict[str, Any]:
+        return self._configs[index]
