@@ -54,7 +54,7 @@ class Strategy(ABC):
         self.budget = budget
         #: the seed actually used: ``seed``, or fresh entropy recorded so a resumed run continues.
         self.resolved_seed: int = (int(seed) if seed is not None
-                                   else int(np.random.SeedSequence().entropy % 2**32))
+                                   else int(np.random.default_rng().integers(2**32)))
 
     @abstractmethod
     def suggest(self, trial_id: int) -> Suggestion | None:

@@ -1,0 +1,159 @@
+"""Asynchronous differential evolution in the unit cube of the search space.
+
+The population lives in the unit hypercube of the free parameters (see
+:meth:`SearchSpace.to_unit`), so integers, categoricals and non-uniform
+distributions all map through :meth:`SearchSpace.from_unit`.
+
+- The first ``population`` suggestions are the initial members, spread by a
+  scrambled Latin hypercube (``init: lhs``, the default) or Sobol (``init: sobol``).
+- Every later suggestion is a challenger for one member, targets taken round
+  robin. Its mutant is ``a + F * (b - c)`` with ``a`` a random member
+  (``variant: rand/1``, the default) or the best one (``best/1``), and ``b``,
+  ``c`` random distinct members; ``F`` is ``mutation`` (a number, or a
+  ``[min, max]`` pair drawn anew for each challenger: dither, default
+  ``[0.5, 1.0]``). Binomial crossover with the target keeps each coordinate of
+  the mutant with probability ``crossover`` (default 0.7, and at least one);
+  the result is clipped into the cube.
+- There is no generation barrier: when a result arrives, the trial replaces
+  the member it was made for if it is better than that member's current value.
+  An initial member that has no result yet, or failed, counts as infinitely bad,
+  so challengers may run before the whole initial population is back.
+  Failed and non-finite results simply lose. Early-stopped trials compete with
+  their last value.
+
+``population`` defaults to ``max(10, 5 * dimension)``, reduced to a quarter of
+the trial budget when one is known (but never below 5) so that most of the
+budget goes to evolution.
+
+Example:
+    >>> from hpnb.core.space import FloatParameter, SearchSpace
+    >>> space = SearchSpace((FloatParameter("x", low=-1.0, high=1.0),))
+    >>> de = DifferentialEvolutionStrategy(space, seed=0, population=5)
+    >>> for i in range(60):
+    ...     x = de.suggest(i).params["x"]
+    ...     de.observe(i, x * x)
+    >>> abs(de.best()["x"]) < 0.05
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from hpnb.core.space import SearchSpace
+from hpnb.core.strategies._options import check_choice, check_int, check_number_or_interval
+from hpnb.core.strategies.base import Mode, Strategy, restore_rng, rng_state
+from hpnb.core.strategies.sobol import draw, scrambled_engine
+from hpnb.core.trial import Suggestion, TrialState
+
+VARIANTS = ("rand/1", "best/1")
+INITS = ("lhs", "sobol")
+MIN_POPULATION = 5
+
+
+def default_population(dimension: int, budget: int | None) -> int:
+    """``max(10, 5 * dimension)``, at most a quarter of ``budget``, at least 5."""
+    size = max(10, 5 * dimension)
+    if budget is not None:
+        size = min(size, budget // 4)
+    return max(MIN_POPULATION, size)
+
+
+class DifferentialEvolutionStrategy(Strategy):
+    """Differential evolution without generations: members are replaced as results arrive."""
+
+    name = "de"
+    options = ("population", "mutation", "crossover", "variant", "init")
+
+    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+                 budget: int | None = None, **options: Any) -> None:
+        super().__init__(space, mode, seed, budget, **options)
+        default = default_population(space.dimension, budget)
+        self.population = check_int("population", options.get("population", default), MIN_POPULATION)
+        self.mutation = check_number_or_interval("mutation", options.get("mutation", [0.5, 1.0]), 0.0, 2.0)
+        self.crossover = check_number_or_interval("crossover", options.get("crossover", 0.7), 0.0, 1.0)[0]
+        self.variant = check_choice("variant", options.get("variant", "rand/1"), VARIANTS)
+        self.init = check_choice("init", options.get("init", "lhs"), INITS)
+        self._rng = np.random.default_rng(self.resolved_seed)
+        dim = max(space.dimension, 1)
+        self._members = draw(scrambled_engine(self.init, dim, self.resolved_seed), self.population)
+        self._losses: list[float | None] = [None] * self.population
+        self._pending: dict[int, tuple[int, list[float]]] = {}
+        self._suggested = 0
+
+    # -- suggestions -----------------------------------------------------------
+    def suggest(self, trial_id: int) -> Suggestion | None:
+        limit = self.max_trials()
+        if limit is not None and self._suggested >= limit:
+            return None
+        if self._suggested < self.population:
+            target = self._suggested
+            point = self._members[target].copy()
+        else:
+            target = (self._suggested - self.population) % self.population
+            point = self._challenger(target)
+        self._suggested += 1
+        self._pending[trial_id] = (target, point.tolist())
+        params = self.space.from_unit(point[: self.space.dimension])
+        return Suggestion(params, info={"target": target})
+
+    def _best_index(self) -> int | None:
+        known = [(loss, i) for i, loss in enumerate(self._losses) if loss is not None]
+        return min(known)[1] if known else None
+
+    def _challenger(self, target: int) -> np.ndarray:
+        others = [i for i in range(self.population) if i != target]
+        a, b, c = self._rng.choice(others, size=3, replace=False)
+        best = self._best_index()
+        if self.variant == "best/1" and best is not None:
+            a = best
+        low, high = self.mutation
+        factor = low if low == high else float(self._rng.uniform(low, high))
+        mutant = self._members[a] + factor * (self._members[b] - self._members[c])
+        dim = mutant.shape[0]
+        keep = self._rng.random(dim) < self.crossover
+        keep[self._rng.integers(dim)] = True
+        return np.clip(np.where(keep, mutant, self._members[target]), 0.0, 1.0)
+
+    # -- results ---------------------------------------------------------------
+    def observe(self, trial_id: int, value: float | None,
+                state: TrialState = TrialState.COMPLETED) -> None:
+        entry = self._pending.pop(trial_id, None)
+        if entry is None:
+            return
+        target, point = entry
+        loss = self.loss(value)
+        if loss is None:
+            return
+        current = self._losses[target]
+        if current is None or loss < current:
+            self._members[target] = np.asarray(point, dtype=float)
+            self._losses[target] = loss
+
+    def best(self) -> dict[str, Any] | None:
+        """The configuration of the best member so far (None before any result)."""
+        index = self._best_index()
+        if index is None:
+            return None
+        return self.space.from_unit(self._members[index][: self.space.dimension])
+
+    # -- state -----------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "strategy": self.name,
+            "members": self._members.tolist(),
+            "losses": list(self._losses),
+            "pending": {str(k): [t, p] for k, (t, p) in self._pending.items()},
+            "suggested": self._suggested,
+            "rng": rng_state(self._rng),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self._members = np.asarray(state["members"], dtype=float)
+        self.population = len(self._members)
+        self._losses = [None if v is None else float(v) for v in state["losses"]]
+        self._pending = {int(k): (int(t), list(p)) for k, (t, p) in state["pending"].items()}
+        self._suggested = int(state["suggested"])
+        restore_rng(self._rng, state["rng"])
