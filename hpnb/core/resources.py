@@ -1,0 +1,239 @@
+"""Where trials run: the ``resources:`` section of a spec.
+
+Example:
+    >>> res = parse_resources({"workers": 2, "limits": {"cpu": "2", "memory": "4Gi"}})
+    >>> res.memory_limit_bytes(), res.cpu_limit()
+    (4294967296, 2.0)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hpnb.core.errors import SpecError, closest
+from hpnb.core.frozen import FrozenDict, freeze, thaw
+from hpnb.core.quantity import Quantity, QuantityKind, parse_quantity
+from hpnb.core.spec_values import as_bool, as_float, as_int, as_mapping, as_text, check_keys
+
+RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "kubernetes")
+KUBERNETES_KEYS = ("image", "namespace", "env", "node_selector", "tolerations", "service_account",
+                   "adapt", "keep", "timeout")
+TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
+CLUSTER_KINDS = ("local", "kubernetes")
+_CLUSTER_ALLOWED = "local, kubernetes, a scheduler address (tcp://host:8786) or the name of a Client in the notebook"
+_ADDRESS = re.compile(r"^(tcp|tls|ws|wss|ucx|inproc)://[^\s/]+$")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_RESOURCE_NAME = re.compile(r"^(?:[a-z0-9.-]+/)?[A-Za-z0-9][-A-Za-z0-9_.]*$")
+_STANDARD_RESOURCES = ("cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "amd.com/gpu")
+
+
+@dataclass(frozen=True)
+class Resources:
+    """The cluster trials run on and what each worker gets."""
+
+    cluster: str = "local"
+    workers: int | None = None
+    threads_per_worker: int = 1
+    requests: Mapping[str, Quantity] = field(default_factory=FrozenDict)
+    limits: Mapping[str, Quantity] = field(default_factory=FrozenDict)
+    kubernetes: Mapping[str, Any] = field(default_factory=FrozenDict)
+
+    def memory_limit_bytes(self) -> int | None:
+        """The memory limit of a worker in bytes (rounded up), or None."""
+        return _bytes(self.limits.get("memory"))
+
+    def memory_request_bytes(self) -> int | None:
+        return _bytes(self.requests.get("memory"))
+
+    def cpu_limit(self) -> float | None:
+        """The CPU limit of a worker in cores, or None."""
+        quantity = self.limits.get("cpu")
+        return None if quantity is None else quantity.value
+
+    def cpu_request(self) -> float | None:
+        quantity = self.requests.get("cpu")
+        return None if quantity is None else quantity.value
+
+    def describe(self) -> str:
+        """A one-line summary, e.g. ``local, 4 workers x 1 thread, limits cpu=2 memory=4Gi``."""
+        workers = "workers: cluster default" if self.workers is None else f"{self.workers} workers"
+        parts = [self.cluster, f"{workers} x {self.threads_per_worker} thread(s)"]
+        for title, amounts in (("requests", self.requests), ("limits", self.limits)):
+            if amounts:
+                parts.append(title + " " + " ".join(f"{k}={q.raw}" for k, q in amounts.items()))
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cluster": self.cluster, "workers": self.workers,
+                               "threads_per_worker": self.threads_per_worker}
+        for title, amounts in (("requests", self.requests), ("limits", self.limits)):
+            if amounts:
+                out[title] = {key: q.raw for key, q in amounts.items()}
+        if self.kubernetes:
+            out["kubernetes"] = thaw(self.kubernetes)
+        return out
+
+
+def _bytes(quantity: Quantity | None) -> int | None:
+    if quantity is None:
+        return None
+    whole = int(quantity.value)
+    return whole if whole == quantity.value else whole + 1
+
+
+def parse_resources(data: Any, path: str = "resources") -> Resources:
+    """Validate a ``resources:`` mapping (None gives the defaults)."""
+    if data is None:
+        return Resources()
+    data = as_mapping(data, path)
+    check_keys(data, path, RESOURCE_KEYS)
+    cluster = parse_cluster(data.get("cluster", "local"), f"{path}.cluster")
+    workers = data.get("workers")
+    requests = _parse_amounts(data.get("requests"), f"{path}.requests")
+    limits = _parse_amounts(data.get("limits"), f"{path}.limits")
+    for key, request in requests.items():
+        limit = limits.get(key)
+        if limit is not None and request.value > limit.value:
+            raise SpecError(f"{path}.requests.{key}", "is larger than its limit", value=request.raw,
+                            allowed=f"at most the limit {limit.raw}")
+    kubernetes = data.get("kubernetes")
+    if kubernetes is not None and cluster != "kubernetes":
+        raise SpecError(f"{path}.kubernetes", "only applies with cluster: kubernetes", value=cluster,
+                        allowed="cluster: kubernetes, or remove the kubernetes section")
+    return Resources(
+        cluster=cluster,
+        workers=None if workers is None else as_int(workers, f"{path}.workers", minimum=1),
+        threads_per_worker=as_int(data.get("threads_per_worker", 1), f"{path}.threads_per_worker",
+                                  minimum=1),
+        requests=FrozenDict(requests),
+        limits=FrozenDict(limits),
+        kubernetes=freeze(_parse_kubernetes(kubernetes, f"{path}.kubernetes")),
+    )
+
+
+def parse_cluster(value: Any, path: str) -> str:
+    """``local``, ``kubernetes``, a scheduler address, or a notebook variable name.
+
+    A name one typo away from ``local``/``kubernetes`` is refused as the likely slip it is.
+    """
+    text = as_text(value, path, allowed=_CLUSTER_ALLOWED)
+    if text in CLUSTER_KINDS or _ADDRESS.match(text):
+        return text
+    if "://" in text or ":" in text:
+        raise SpecError(path, "is not a scheduler address", value=text,
+                        allowed="scheme://host:port with scheme tcp, tls, ws, wss, ucx or inproc")
+    suggestion = closest(text, CLUSTER_KINDS)
+    if suggestion is not None or not _IDENTIFIER.match(text):
+        raise SpecError(path, "unknown cluster", value=text, allowed=_CLUSTER_ALLOWED, suggestion=suggestion)
+    return text
+
+
+def _kind_of(resource: str) -> QuantityKind:
+    return resource if resource in ("cpu", "memory") else "other"  # type: ignore[return-value]
+
+
+def _parse_amounts(data: Any, path: str) -> dict[str, Quantity]:
+    if data is None:
+        return {}
+    data = as_mapping(data, path, allowed="a mapping such as {cpu: \"2\", memory: 4Gi}")
+    amounts: dict[str, Quantity] = {}
+    for name, value in data.items():
+        if not _RESOURCE_NAME.match(name) or ("/" not in name and name not in _STANDARD_RESOURCES
+                                              and not name.startswith("hugepages-")):
+            suggestion = "nvidia.com/gpu" if name.lower() in ("gpu", "gpus") else closest(
+                name, _STANDARD_RESOURCES)
+            raise SpecError(f"{path}.{name}", "unknown resource", value=name,
+                            allowed="cpu, memory, ephemeral-storage, hugepages-<size>, or a "
+                                    "domain-prefixed name such as nvidia.com/gpu",
+                            suggestion=suggestion)
+        quantity = parse_quantity(value, f"{path}.{name}", kind=_kind_of(name))
+        if "/" in name and quantity.value != int(quantity.value):
+            raise SpecError(f"{path}.{name}", "extended resources come in whole units", value=value,
+                            allowed="a whole number such as 1")
+        amounts[name] = quantity
+    return amounts
+
+
+def _string_map(data: Any, path: str) -> dict[str, str]:
+    data = as_mapping(data, path)
+    out: dict[str, str] = {}
+    for key, value in data.items():
+        if isinstance(value, (Mapping, list, tuple)) or value is None:
+            raise SpecError(f"{path}.{key}", "must be a single value", value=value,
+                            allowed="a string, number or boolean")
+        out[key] = str(value).lower() if isinstance(value, bool) else str(value)
+    return out
+
+
+def _parse_toleration(item: Any, path: str) -> dict[str, Any]:
+    item = as_mapping(item, path)
+    check_keys(item, path, TOLERATION_KEYS)
+    out: dict[str, Any] = {}
+    for key in ("key", "value"):
+        if key in item:
+            out[key] = str(item[key])
+    operator = item.get("operator", "Equal")
+    if operator not in ("Equal", "Exists"):
+        raise SpecError(f"{path}.operator", "unknown operator", value=operator, allowed=("Equal", "Exists"),
+                        suggestion=closest(str(operator), ("Equal", "Exists")))
+    out["operator"] = operator
+    if "effect" in item:
+        effects = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+        if item["effect"] not in effects:
+            raise SpecError(f"{path}.effect", "unknown effect", value=item["effect"], allowed=effects,
+                            suggestion=closest(str(item["effect"]), effects))
+        out["effect"] = item["effect"]
+    if "tolerationSeconds" in item:
+        out["tolerationSeconds"] = as_int(item["tolerationSeconds"], f"{path}.tolerationSeconds", minimum=0)
+    return out
+
+
+def _parse_adapt(data: Any, path: str) -> dict[str, int]:
+    data = as_mapping(data, path, allowed="{minimum: N, maximum: M}")
+    check_keys(data, path, ("minimum", "maximum"))
+    minimum = as_int(data.get("minimum", 0), f"{path}.minimum", minimum=0)
+    if "maximum" not in data:
+        raise SpecError(f"{path}.maximum", "is required", allowed="an integer >= minimum")
+    maximum = as_int(data["maximum"], f"{path}.maximum", minimum=max(minimum, 1))
+    return {"minimum": minimum, "maximum": maximum}
+
+
+def _parse_kubernetes(data: Any, path: str) -> dict[str, Any]:
+    if data is None:
+        return {}
+    data = as_mapping(data, path)
+    check_keys(data, path, KUBERNETES_KEYS)
+    out: dict[str, Any] = {}
+    for key in ("image", "service_account"):
+        if key in data:
+            out[key] = as_text(data[key], f"{path}.{key}")
+    if "namespace" in data:
+        namespace = as_text(data["namespace"], f"{path}.namespace")
+        if not _DNS_LABEL.match(namespace):
+            raise SpecError(f"{path}.namespace", "is not a valid namespace name", value=namespace,
+                            allowed="lower-case letters, digits and '-', at most 63 characters")
+        out["namespace"] = namespace
+    for key in ("env", "node_selector"):
+        if key in data:
+            out[key] = _string_map(data[key], f"{path}.{key}")
+    if "tolerations" in data:
+        items = data["tolerations"]
+        if not isinstance(items, list):
+            raise SpecError(f"{path}.tolerations", "must be a list", value=items,
+                            allowed="a list of {key, operator, value, effect}")
+        out["tolerations"] = [_parse_toleration(t, f"{path}.tolerations.{i}") for i, t in enumerate(items)]
+    if "adapt" in data:
+        out["adapt"] = _parse_adapt(data["adapt"], f"{path}.adapt")
+    if "keep" in data:
+        out["keep"] = as_bool(data["keep"], f"{path}.keep")
+    if "timeout" in data:
+        timeout = as_float(data["timeout"], f"{path}.timeout", allowed="seconds, a number > 0")
+        if timeout <= 0:
+            raise SpecError(f"{path}.timeout", "must be greater than 0", value=data["timeout"],
+                            allowed="seconds, a number > 0")
+        out["timeout"] = timeout
+    return out

@@ -1,0 +1,141 @@
+"""YAML loading that remembers where every key is and refuses duplicate keys.
+
+PyYAML's safe loader keeps the last of two equal keys without a word and
+forgets line numbers once a document is built. :func:`load_yaml` composes the
+node tree with the safe loader, walks it once to record the line of every
+mapping key and list item (by dotted path) and to reject duplicate keys, then
+constructs plain Python values with the same safe loader.
+
+Example:
+    >>> data, lines = load_yaml("metric: loss\\nparameters:\\n  lr: [1, 2]\\n")
+    >>> data["parameters"]["lr"]
+    [1, 2]
+    >>> lines.find("parameters.lr")
+    3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from hpnb.core.errors import SpecError
+
+# A document whose aliases expand to more nodes than this is refused (alias bombs).
+_MAX_NODES = 200_000
+
+
+@dataclass
+class LineTable:
+    """1-based YAML line numbers keyed by dotted field path (``parameters.lr.max``)."""
+
+    lines: dict[str, int] = field(default_factory=dict)
+
+    def find(self, path: str) -> int | None:
+        """The line of ``path``, or of its closest enclosing field that has one."""
+        parts = path.split(".") if path else []
+        while parts:
+            line = self.lines.get(".".join(parts))
+            if line is not None:
+                return line
+            parts.pop()
+        return None
+
+    def alias(self, source: str, target: str) -> None:
+        """Make every path below ``source`` known below ``target`` as well."""
+        prefix = source + "."
+        for path, line in list(self.lines.items()):
+            if path == source:
+                self.lines.setdefault(target, line)
+            elif path.startswith(prefix):
+                self.lines.setdefault(target + "." + path[len(prefix):], line)
+
+    def drop(self, path: str) -> None:
+        """Forget ``path`` and everything below it (a value replaced from elsewhere)."""
+        prefix = path + "."
+        for key in [k for k in self.lines if k == path or k.startswith(prefix)]:
+            del self.lines[key]
+
+
+def _join(base: str, key: str) -> str:
+    return f"{base}.{key}" if base else key
+
+
+class _Walker:
+    """Records key lines and finds duplicate keys in a composed node tree."""
+
+    def __init__(self) -> None:
+        self.table = LineTable()
+        self.count = 0
+        self.active: set[int] = set()
+
+    def walk(self, node: yaml.Node, path: str) -> None:
+        self.count += 1
+        if self.count > _MAX_NODES:
+            raise SpecError("", "the YAML document is too large (aliases expand to too many values)")
+        if id(node) in self.active:  # a recursive alias
+            raise SpecError(path, "a YAML alias refers to itself", line=node.start_mark.line + 1)
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                self._walk_mapping(node, path)
+            elif isinstance(node, yaml.SequenceNode):
+                for index, item in enumerate(node.value):
+                    child = _join(path, str(index))
+                    self.table.lines.setdefault(child, item.start_mark.line + 1)
+                    self.walk(item, child)
+        finally:
+            self.active.discard(id(node))
+
+    def _walk_mapping(self, node: yaml.MappingNode, path: str) -> None:
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                self.walk(value_node, path)
+                continue
+            key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
+            line = key_node.start_mark.line + 1
+            child = _join(path, key)
+            if key in seen:
+                raise SpecError(child, f"duplicate key (first given on line {seen[key]})",
+                                value=key, allowed="each key once", line=line)
+            seen[key] = line
+            self.table.lines[child] = line
+            self.walk(value_node, child)
+
+
+def load_yaml(text: str) -> tuple[Any, LineTable]:
+    """Safe-load one YAML document and return it with the line of every field.
+
+    Raises:
+        SpecError: on a syntax error (with its line) or a duplicate mapping key.
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, LineTable()
+        walker = _Walker()
+        walker.walk(node, "")
+        return loader.construct_document(node), walker.table
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        problem = err.problem or err.context or "invalid YAML"
+        raise SpecError("", f"YAML syntax error: {problem}",
+                        line=None if mark is None else mark.line + 1) from None
+    except yaml.YAMLError as err:
+        raise SpecError("", f"YAML error: {err}") from None
+    finally:
+        loader.dispose()
+
+
+def plain_data(value: Any) -> Any:
+    """A deep copy of mappings and lists as plain dicts and lists (for dict input)."""
+    if isinstance(value, Mapping):
+        return {key: plain_data(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_data(item) for item in value]
+    return value
