@@ -23,7 +23,9 @@ from hpnb.core.errors import SpecError
 
 QuantityKind = Literal["cpu", "memory", "other"]
 
-BINARY_SUFFIXES: dict[str, int] = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+BINARY_SUFFIXES: dict[str, int] = {
+    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
+}
 DECIMAL_SUFFIXES: dict[str, float] = {
     "n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0,
     "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,

@@ -23,7 +23,8 @@ KUBERNETES_KEYS = ("image", "namespace", "env", "node_selector", "tolerations", 
                    "adapt", "keep", "timeout")
 TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
 CLUSTER_KINDS = ("local", "kubernetes")
-_CLUSTER_ALLOWED = "local, kubernetes, a scheduler address (tcp://host:8786) or the name of a Client in the notebook"
+_CLUSTER_ALLOWED = ("local, kubernetes, a scheduler address (tcp://host:8786) "
+                    "or the name of a Client in the notebook")
 _ADDRESS = re.compile(r"^(tcp|tls|ws|wss|ucx|inproc)://[^\s/]+$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
