@@ -25,11 +25,12 @@ import re
 import sys
 from collections.abc import Mapping
 from importlib import metadata
-from typing import Any, Protocol
+from typing import Any
 
 import yaml
 
 from hpnb.core.errors import SpecError
+from hpnb.core.resources import Resources
 
 API_VERSION = "kubernetes.dask.org/v1"
 SCHEDULER_PORT = 8786
@@ -39,38 +40,9 @@ DEFAULT_WORKERS = 1
 SCHEDULER_REQUESTS: Mapping[str, str] = {"cpu": "500m", "memory": "1Gi"}
 MAX_CLUSTER_NAME_LENGTH = 53  # "<name>-scheduler" must fit a 63-character Service name
 _CLUSTER_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-# Names Kubernetes accounts itself; anything else with a "/" or not listed is an
-# extended resource (nvidia.com/gpu, ...), which must be a whole number set in limits.
-_NATIVE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
-
-
-class QuantityLike(Protocol):
-    """A resource amount as the spec holds it: the user's text and its number."""
-
-    @property
-    def raw(self) -> str: ...
-
-    @property
-    def value(self) -> float: ...
-
-
-class ResourcesLike(Protocol):
-    """The parsed ``resources:`` block of a search spec."""
-
-    @property
-    def workers(self) -> int | None: ...
-
-    @property
-    def threads_per_worker(self) -> int: ...
-
-    @property
-    def requests(self) -> Mapping[str, QuantityLike]: ...
-
-    @property
-    def limits(self) -> Mapping[str, QuantityLike]: ...
-
-    @property
-    def kubernetes(self) -> Mapping[str, Any]: ...
+# Requests of any other resource (nvidia.com/gpu, hugepages-2Mi, ...) are only
+# accepted by the API server with an equal limit.
+_OVERCOMMITTABLE = ("cpu", "memory", "ephemeral-storage")
 
 
 def default_image() -> str:
@@ -117,7 +89,7 @@ def check_cluster_name(name: str) -> None:
         )
 
 
-def replicas_for(resources: ResourcesLike) -> int:
+def replicas_for(resources: Resources) -> int:
     """How many worker pods the cluster starts with (``workers``, else ``adapt.minimum``, else 1)."""
     if resources.workers is not None:
         return int(resources.workers)
@@ -127,7 +99,7 @@ def replicas_for(resources: ResourcesLike) -> int:
     return DEFAULT_WORKERS
 
 
-def cluster_manifest(resources: ResourcesLike, name: str) -> dict[str, Any]:
+def cluster_manifest(resources: Resources, name: str) -> dict[str, Any]:
     """The ``DaskCluster`` resource for ``resources``.
 
     Args:
@@ -138,8 +110,8 @@ def cluster_manifest(resources: ResourcesLike, name: str) -> dict[str, Any]:
         SpecError: a resource amount Kubernetes would reject, or a bad name.
 
     Example:
-        >>> from types import SimpleNamespace as NS
-        >>> res = NS(workers=2, threads_per_worker=1, requests={}, limits={}, kubernetes={})
+        >>> from hpnb.core.resources import parse_resources
+        >>> res = parse_resources({"cluster": "kubernetes", "workers": 2, "limits": {"memory": "4Gi"}})
         >>> manifest = cluster_manifest(res, "demo")
         >>> manifest["kind"], manifest["spec"]["worker"]["replicas"]
         ('DaskCluster', 2)
@@ -163,13 +135,13 @@ def cluster_manifest(resources: ResourcesLike, name: str) -> dict[str, Any]:
     }
 
 
-def autoscaler_manifest(resources: ResourcesLike, name: str) -> dict[str, Any] | None:
+def autoscaler_manifest(resources: Resources, name: str) -> dict[str, Any] | None:
     """The ``DaskAutoscaler`` for ``kubernetes.adapt``, or None when adapt is not set.
 
     Example:
-        >>> from types import SimpleNamespace as NS
-        >>> res = NS(workers=None, threads_per_worker=1, requests={}, limits={},
-        ...          kubernetes={"adapt": {"minimum": 1, "maximum": 8}})
+        >>> from hpnb.core.resources import parse_resources
+        >>> adapt = {"minimum": 1, "maximum": 8}
+        >>> res = parse_resources({"cluster": "kubernetes", "kubernetes": {"adapt": adapt}})
         >>> autoscaler_manifest(res, "demo")["spec"]
         {'cluster': 'demo', 'minimum': 1, 'maximum': 8}
     """
@@ -190,28 +162,16 @@ def autoscaler_manifest(resources: ResourcesLike, name: str) -> dict[str, Any] |
 
 
 def adapt_bounds(adapt: Mapping[str, Any]) -> tuple[int, int]:
-    """``(minimum, maximum)`` of an ``adapt`` mapping, checked."""
-    bounds: list[int] = []
-    for field, number in (("minimum", adapt.get("minimum", 0)), ("maximum", adapt.get("maximum"))):
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise SpecError(
-                f"resources.kubernetes.adapt.{field}", "must be a whole number >= 0", value=number
-            )
-        bounds.append(number)
-    minimum, maximum = bounds
-    if minimum > maximum:
-        raise SpecError(
-            "resources.kubernetes.adapt.maximum", f"must be at least minimum ({minimum})", value=maximum
-        )
-    return minimum, maximum
+    """``(minimum, maximum)`` of a parsed ``adapt`` mapping (minimum defaults to 0)."""
+    return int(adapt.get("minimum", 0)), int(adapt["maximum"])
 
 
-def manifest_yaml(resources: ResourcesLike, name: str) -> str:
+def manifest_yaml(resources: Resources, name: str) -> str:
     """The manifests as YAML: the DaskCluster, then the DaskAutoscaler when adapt is set.
 
     Example:
-        >>> from types import SimpleNamespace as NS
-        >>> res = NS(workers=1, threads_per_worker=1, requests={}, limits={}, kubernetes={})
+        >>> from hpnb.core.resources import parse_resources
+        >>> res = parse_resources({"cluster": "kubernetes", "workers": 1})
         >>> manifest_yaml(res, "demo").splitlines()[0]
         'apiVersion: kubernetes.dask.org/v1'
     """
@@ -222,43 +182,25 @@ def manifest_yaml(resources: ResourcesLike, name: str) -> str:
     return yaml.safe_dump_all(documents, sort_keys=False)
 
 
-def is_extended_resource(resource: str) -> bool:
-    """True for resources Kubernetes does not account itself, such as ``nvidia.com/gpu``."""
-    return resource not in _NATIVE_RESOURCES and not resource.startswith("hugepages-")
-
-
-def check_quantities(resources: ResourcesLike) -> None:
+def check_quantities(resources: Resources) -> None:
     """Raise :class:`SpecError` for amounts the API server would reject.
 
-    Requests may not exceed limits; extended resources (GPUs) must be whole numbers
-    given in ``limits`` (a request, if any, equal to the limit).
+    The spec parser already refuses requests above limits and fractional GPUs; what
+    is left is Kubernetes' rule that a request of anything but cpu, memory and
+    ephemeral-storage (GPUs, hugepages) needs an equal limit.
     """
-    for section in ("requests", "limits"):
-        for resource, quantity in getattr(resources, section).items():
-            if quantity.value < 0:
-                raise SpecError(f"resources.{section}.{resource}", "must not be negative", value=quantity.raw)
-            if is_extended_resource(resource) and quantity.value != int(quantity.value):
-                raise SpecError(
-                    f"resources.{section}.{resource}", "must be a whole number", value=quantity.raw
-                )
     for resource, request in resources.requests.items():
         limit = resources.limits.get(resource)
-        if is_extended_resource(resource) and (limit is None or limit.value != request.value):
+        if resource not in _OVERCOMMITTABLE and (limit is None or limit.value != request.value):
             raise SpecError(
                 f"resources.limits.{resource}",
                 f"must be set and equal to resources.requests.{resource} ({request.raw}): "
-                "Kubernetes takes extended resources such as GPUs from limits",
+                "Kubernetes takes GPUs and other extended resources from limits",
                 value=None if limit is None else limit.raw,
             )
-        if limit is not None and request.value > limit.value:
-            raise SpecError(
-                f"resources.requests.{resource}",
-                f"must not exceed resources.limits.{resource} ({limit.raw})",
-                value=request.raw,
-            )
 
 
-def _container_resources(resources: ResourcesLike) -> dict[str, dict[str, str]]:
+def _container_resources(resources: Resources) -> dict[str, dict[str, str]]:
     sections = {"requests": resources.requests, "limits": resources.limits}
     return {key: {name: q.raw for name, q in amounts.items()} for key, amounts in sections.items() if amounts}
 
@@ -279,13 +221,13 @@ def _worker_env(options: Mapping[str, Any]) -> list[dict[str, str]]:
     return [*env, {"name": "EXTRA_PIP_PACKAGES", "value": hpnb_requirement()}]
 
 
-def _worker_args(resources: ResourcesLike) -> list[str]:
+def _worker_args(resources: Resources) -> list[str]:
     args = ["dask", "worker", "--name", "$(DASK_WORKER_NAME)", "--dashboard"]
     args += ["--dashboard-address", str(WORKER_DASHBOARD_PORT)]
     args += ["--nthreads", str(int(resources.threads_per_worker))]
-    memory = resources.limits.get("memory")
-    if memory is not None:
-        args += ["--memory-limit", str(int(memory.value))]
+    memory_limit = resources.memory_limit_bytes()
+    if memory_limit is not None:
+        args += ["--memory-limit", str(memory_limit)]
     return args
 
 
@@ -294,7 +236,7 @@ def _pod_identity(options: Mapping[str, Any]) -> dict[str, Any]:
     return {"serviceAccountName": str(account)} if account else {}
 
 
-def _worker_pod(resources: ResourcesLike, image: str) -> dict[str, Any]:
+def _worker_pod(resources: Resources, image: str) -> dict[str, Any]:
     options = resources.kubernetes
     container: dict[str, Any] = {"name": "worker", "image": image, "args": _worker_args(resources)}
     env = _worker_env(options)
@@ -313,7 +255,6 @@ def _worker_pod(resources: ResourcesLike, image: str) -> dict[str, Any]:
 
 
 def _scheduler_pod(options: Mapping[str, Any], image: str) -> dict[str, Any]:
-    probe = {"httpGet": {"port": "http-dashboard", "path": "/health"}}
     container: dict[str, Any] = {
         "name": "scheduler",
         "image": image,
@@ -324,14 +265,13 @@ def _scheduler_pod(options: Mapping[str, Any], image: str) -> dict[str, Any]:
         container["env"] = env
     container["resources"] = {"requests": dict(SCHEDULER_REQUESTS)}
     container["ports"] = [_port("tcp-comm", SCHEDULER_PORT), _port("http-dashboard", DASHBOARD_PORT)]
-    container["readinessProbe"] = {
-        **probe,
-        "initialDelaySeconds": 0,
-        "periodSeconds": 1,
-        "timeoutSeconds": 300,
-    }
-    container["livenessProbe"] = {**probe, "initialDelaySeconds": 15, "periodSeconds": 20}
+    container["readinessProbe"] = _health_probe(initialDelaySeconds=0, periodSeconds=1, timeoutSeconds=300)
+    container["livenessProbe"] = _health_probe(initialDelaySeconds=15, periodSeconds=20)
     return {"containers": [container], **_pod_identity(options)}
+
+
+def _health_probe(**timing: int) -> dict[str, Any]:
+    return {"httpGet": {"port": "http-dashboard", "path": "/health"}, **timing}
 
 
 def _port(name: str, number: int) -> dict[str, Any]:
