@@ -1,27 +1,60 @@
 """The interface of early-stopping rules: they return decisions, the runner acts.
 
 A scheduler never touches the executor. The runner calls :meth:`Scheduler.on_result`
-for every reported result of a running trial and acts on the returned
-:class:`Decision`; it calls :meth:`Scheduler.on_trial_end` once per trial.
+for every reported result of a running trial, in arrival order, and acts on the
+returned :class:`Decision`; it calls :meth:`Scheduler.on_trial_end` once per trial.
+
+Rules are asynchronous: a decision uses only the results that have arrived, and
+no rule ever waits for slower trials. Trials need no registration: the first
+result of an unknown trial id introduces it. A non-finite value (NaN, inf) counts
+as the worst possible value.
+
+Example:
+    >>> rule = NoStopping(mode="min", max_t=3)
+    >>> [rule.on_result(0, step, 1.0).value for step in (1, 2, 3)]
+    ['CONTINUE', 'CONTINUE', 'STOP']
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Literal
 
+from hpnb.core.errors import SpecError, closest
 from hpnb.core.trial import TrialState
 
 Mode = Literal["min", "max"]
+MODES: tuple[str, ...] = ("min", "max")
 
 
 class Decision(str, Enum):
-    """What the runner does with a trial after one of its results."""
+    """What the runner does with a trial after one of its results.
+
+    Early-stopping rules return only ``CONTINUE`` or ``STOP``.
+    """
 
     CONTINUE = "CONTINUE"
     STOP = "STOP"
-    #: population-based training: restart from another member's checkpoint.
+    #: population-based training: restart from another member's checkpoint (decided by the
+    #: ``pbt`` strategy's ``decide``, never by an early-stopping rule).
     EXPLOIT = "EXPLOIT"
+
+
+def option_path(name: str) -> str:
+    """The spec path of an early-stopping option, for error messages."""
+    return f"early_stopping.{name}"
+
+
+def check_int(name: str, value: Any, minimum: int) -> int:
+    """``value`` as an integer of at least ``minimum``, or a :class:`SpecError` naming the option."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
+        raise SpecError(option_path(name), "must be an integer", value=value,
+                        allowed=f"an integer >= {minimum}")
+    if int(value) < minimum:
+        raise SpecError(option_path(name), f"must be at least {minimum}", value=value)
+    return int(value)
 
 
 class Scheduler:
@@ -30,35 +63,71 @@ class Scheduler:
     Args:
         mode: whether lower (``min``) or higher (``max``) values are better.
         max_t: a per-trial budget in steps; a trial that reaches it is stopped.
-        **options: rule-specific options from ``early_stopping: {rule: ..., ...}``.
+        seed: makes randomised rules (``hyperband``'s bracket draw) reproducible.
+        **options: rule-specific options from ``early_stopping: {rule: ..., ...}``
+            (without the ``rule`` key).
+
+    Subclasses name their extra options in :attr:`options`, read them in
+    ``__init__`` and implement :meth:`judge`; the budget check stays here.
     """
 
     name: str = "none"
     #: option names the rule accepts (checked by the spec parser).
     options: tuple[str, ...] = ("max_t",)
 
-    def __init__(self, mode: Mode = "min", max_t: int | None = None, **options: Any) -> None:
+    def __init__(self, mode: Mode = "min", max_t: int | None = None, seed: int | None = None,
+                 **options: Any) -> None:
+        if mode not in MODES:
+            raise SpecError("mode", "must be min or max", value=mode, allowed=MODES)
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise SpecError(option_path(unknown[0]), f"is not an option of the {self.name} rule",
+                            allowed=", ".join(self.options),
+                            suggestion=closest(unknown[0], self.options))
         self.mode: Mode = mode
-        self.max_t = max_t
+        self.max_t = None if max_t is None else check_int("max_t", max_t, 1)
+        self.seed = seed
 
     def on_result(self, trial_id: int, step: int, value: float) -> Decision:
-        """Decide on trial ``trial_id`` after it reported ``value`` at ``step``."""
+        """Decide on trial ``trial_id`` after it reported ``value`` at ``step``.
+
+        The rule records the result first, so a trial stopped by the budget still
+        counts in the statistics other trials are judged against.
+        """
+        decision = self.judge(trial_id, int(step), float(value))
         if self.max_t is not None and step >= self.max_t:
             return Decision.STOP
+        return decision
+
+    def judge(self, trial_id: int, step: int, value: float) -> Decision:
+        """Record one result and decide by the rule alone (no budget); override this."""
         return Decision.CONTINUE
 
     def on_trial_end(self, trial_id: int, state: TrialState) -> None:
-        """Forget or archive a finished trial."""
+        """A trial finished; its results stay in the statistics the others are judged against."""
 
     def state_dict(self) -> dict[str, Any]:
+        """Everything needed to make the same future decisions, JSON-serialisable."""
         return {}
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned."""
         return None
 
     def score(self, value: float) -> float:
-        """``value`` as a quantity to minimise."""
+        """``value`` as a quantity to minimise; non-finite values are the worst (``inf``)."""
+        if not math.isfinite(value):
+            return math.inf
         return value if self.mode == "min" else -value
+
+
+def score_to_json(score: float) -> float | None:
+    """A score as strict JSON (``None`` for the worst, infinite score)."""
+    return None if math.isinf(score) else score
+
+
+def score_from_json(stored: float | None) -> float:
+    return math.inf if stored is None else float(stored)
 
 
 class NoStopping(Scheduler):

@@ -1,0 +1,1 @@
+"""Reusable test suites and toy problems for hpnb's interfaces (importable by tests and notebooks)."""
