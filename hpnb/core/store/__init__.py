@@ -1,0 +1,53 @@
+"""The local experiment store (SQLite): experiments, trials, results, checkpoint references, events.
+
+Example:
+    >>> from hpnb.core.store import Store, default_store_path
+    >>> default_store_path().name
+    'hpnb.sqlite'
+"""
+
+from __future__ import annotations
+
+from hpnb.core.store.base import CLEAR
+from hpnb.core.store.connection import default_store_path
+from hpnb.core.store.errors import (
+    InvalidName,
+    NameTaken,
+    ReadOnlyStore,
+    StoreBusy,
+    StoreError,
+    StoreVersionError,
+    UnknownExperiment,
+    UnknownTrial,
+)
+from hpnb.core.store.records import (
+    EXPERIMENT_STATES,
+    TRIAL_STATES,
+    ExperimentRecord,
+    ExperimentStats,
+    ResultRow,
+    TrialRecord,
+    validate_name,
+)
+from hpnb.core.store.store import Store
+
+__all__ = [
+    "CLEAR",
+    "EXPERIMENT_STATES",
+    "TRIAL_STATES",
+    "ExperimentRecord",
+    "ExperimentStats",
+    "InvalidName",
+    "NameTaken",
+    "ReadOnlyStore",
+    "ResultRow",
+    "Store",
+    "StoreBusy",
+    "StoreError",
+    "StoreVersionError",
+    "TrialRecord",
+    "UnknownExperiment",
+    "UnknownTrial",
+    "default_store_path",
+    "validate_name",
+]

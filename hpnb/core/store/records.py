@@ -1,0 +1,216 @@
+"""What the store hands back: frozen records of experiments, trials and reported results."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from hpnb.core.store import codec
+from hpnb.core.store.errors import InvalidName, StoreError
+from hpnb.core.trial import TrialState
+
+#: the states of an experiment (a search), as stored.
+EXPERIMENT_STATES = ("CREATED", "RUNNING", "COMPLETED", "STOPPED", "FAILED", "INTERRUPTED")
+#: the states of a trial, as stored.
+TRIAL_STATES = tuple(state.value for state in TrialState)
+MODES = ("min", "max")
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+
+
+def validate_name(name: object) -> str:
+    """Return ``name`` if it is a valid experiment name, else raise :class:`InvalidName`.
+
+    Example:
+        >>> validate_name("mlp-lr.v2")
+        'mlp-lr.v2'
+    """
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise InvalidName(
+            f"experiment name {name!r} is not allowed; use 1 to 128 letters, digits, '-', '_' or '.'"
+        )
+    return name
+
+
+def validate_choice(value: object, allowed: tuple[str, ...], what: str) -> str:
+    """``value`` as a plain string if it is one of ``allowed`` (enums accepted), else StoreError."""
+    plain = getattr(value, "value", value)
+    if plain not in allowed:
+        raise StoreError(f"{what}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
+    return str(plain)
+
+
+@dataclass(frozen=True)
+class ExperimentRecord:
+    """One search as stored."""
+
+    id: int
+    name: str
+    spec: dict[str, Any]
+    source: str | None
+    state: str
+    budget: int
+    parallel: int | None
+    metric: str
+    mode: str
+    strategy: str
+    created: float
+    updated: float
+    message: str | None
+    stop_requested: bool
+    strategy_state: dict[str, Any] | None
+    scheduler_state: dict[str, Any] | None
+    driver: str | None
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """One trial as stored; ``value`` is its final target metric, ``best`` the best seen (by mode)."""
+
+    experiment_id: int
+    trial_id: int
+    params: dict[str, Any]
+    state: str
+    start: float | None
+    end: float | None
+    worker: str | None
+    error: str | None
+    retries: int
+    parent: int | None
+    last_step: int | None
+    value: float | None
+    best: float | None
+    metrics: dict[str, Any]
+    checkpoint: str | None
+    stop_reason: str | None
+    checkpoint_step: int | None = None
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One report of a trial; ``seq`` numbers a trial's reports from 1, ``time`` is epoch seconds."""
+
+    trial_id: int
+    seq: int
+    step: int | None
+    time: float
+    value: float | None
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExperimentStats:
+    """Counts of an experiment's trials by state and its best target value (by mode)."""
+
+    counts: dict[str, int]
+    best: float | None
+
+    @property
+    def finished(self) -> int:
+        """Trials that completed, failed or were stopped."""
+        return sum(n for state, n in self.counts.items() if TrialState(state).is_finished)
+
+
+# Column kinds: how a value is checked before it is bound to a placeholder.
+_JSON, _REAL, _INT, _TEXT = "json", "real", "int", "text"
+
+#: TrialRecord fields that update_trial may change -> (column, kind). Also the whitelist of columns.
+TRIAL_COLUMNS: dict[str, tuple[str, str]] = {
+    "params": ("params", _JSON),
+    "state": ("state", _TEXT),
+    "start": ("started", _REAL),
+    "end": ("ended", _REAL),
+    "worker": ("worker", _TEXT),
+    "error": ("error", _TEXT),
+    "retries": ("retries", _INT),
+    "parent": ("parent", _INT),
+    "last_step": ("last_step", _INT),
+    "value": ("value", _REAL),
+    "best": ("best", _REAL),
+    "metrics": ("metrics", _JSON),
+    "checkpoint": ("checkpoint", _TEXT),
+    "checkpoint_step": ("checkpoint_step", _INT),
+    "stop_reason": ("stop_reason", _TEXT),
+}
+
+#: ExperimentRecord fields that update_experiment may change -> (column, kind).
+EXPERIMENT_COLUMNS: dict[str, tuple[str, str]] = {
+    "state": ("state", _TEXT),
+    "message": ("message", _TEXT),
+    "budget": ("budget", _INT),
+    "parallel": ("parallel", _INT),
+    "driver": ("driver", _TEXT),
+    "strategy_state": ("strategy_state", _JSON),
+    "scheduler_state": ("scheduler_state", _JSON),
+}
+
+
+def column_value(kind: str, value: Any, field_name: str) -> Any:
+    """``value`` checked and converted for a column of ``kind``."""
+    if kind == _JSON:
+        return None if value is None else codec.dumps(value, field_name)
+    if kind == _REAL:
+        return codec.real(value, field_name)
+    if kind == _INT:
+        return codec.integer(value, field_name)
+    return codec.text(value, field_name)
+
+
+EXPERIMENT_SELECT = (
+    "SELECT id, name, spec, source, state, budget, parallel, metric, mode, strategy, created, updated,"
+    " message, stop_requested, strategy_state, scheduler_state, driver FROM experiments"
+)
+
+
+def experiment_from_row(row: sqlite3.Row) -> ExperimentRecord:
+    """The record of one row of :data:`EXPERIMENT_SELECT`."""
+    return ExperimentRecord(
+        id=row["id"],
+        name=row["name"],
+        spec=codec.loads(row["spec"]),
+        source=row["source"],
+        state=row["state"],
+        budget=row["budget"],
+        parallel=row["parallel"],
+        metric=row["metric"],
+        mode=row["mode"],
+        strategy=row["strategy"],
+        created=row["created"],
+        updated=row["updated"],
+        message=row["message"],
+        stop_requested=bool(row["stop_requested"]),
+        strategy_state=codec.loads(row["strategy_state"]),
+        scheduler_state=codec.loads(row["scheduler_state"]),
+        driver=row["driver"],
+    )
+
+
+TRIAL_SELECT = (
+    "SELECT experiment_id, trial_id, params, state, started, ended, worker, error, retries, parent,"
+    " last_step, value, best, metrics, checkpoint, stop_reason, checkpoint_step FROM trials"
+)
+
+
+def trial_from_row(row: sqlite3.Row) -> TrialRecord:
+    """The record of one row of :data:`TRIAL_SELECT`."""
+    return TrialRecord(
+        experiment_id=row["experiment_id"],
+        trial_id=row["trial_id"],
+        params=codec.loads(row["params"]),
+        state=row["state"],
+        start=row["started"],
+        end=row["ended"],
+        worker=row["worker"],
+        error=row["error"],
+        retries=row["retries"],
+        parent=row["parent"],
+        last_step=row["last_step"],
+        value=row["value"],
+        best=row["best"],
+        metrics=codec.loads(row["metrics"]),
+        checkpoint=row["checkpoint"],
+        stop_reason=row["stop_reason"],
+        checkpoint_step=row["checkpoint_step"],
+    )

@@ -1,0 +1,114 @@
+"""The store's tables and the migrations that build and upgrade them.
+
+``MIGRATIONS[i]`` takes a file from schema version ``i`` to ``i + 1``; the
+version is kept in ``PRAGMA user_version``. A new file runs every step; an
+older file runs the steps it misses, in one transaction. Steps are never
+edited once released: a change to the schema is a new step at the end.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from hpnb.core.store.errors import StoreVersionError
+
+_VERSION_1 = (
+    """CREATE TABLE experiments (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        spec TEXT NOT NULL,
+        source TEXT,
+        state TEXT NOT NULL,
+        budget INTEGER NOT NULL,
+        parallel INTEGER,
+        metric TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        created REAL NOT NULL,
+        updated REAL NOT NULL,
+        message TEXT,
+        stop_requested INTEGER NOT NULL DEFAULT 0,
+        strategy_state TEXT,
+        scheduler_state TEXT
+    )""",
+    """CREATE TABLE trials (
+        experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+        trial_id INTEGER NOT NULL,
+        params TEXT NOT NULL,
+        state TEXT NOT NULL,
+        started REAL,
+        ended REAL,
+        worker TEXT,
+        error TEXT,
+        retries INTEGER NOT NULL DEFAULT 0,
+        parent INTEGER,
+        last_step INTEGER,
+        value REAL,
+        best REAL,
+        metrics TEXT NOT NULL DEFAULT '{}',
+        checkpoint TEXT,
+        PRIMARY KEY (experiment_id, trial_id)
+    )""",
+    """CREATE TABLE results (
+        experiment_id INTEGER NOT NULL,
+        trial_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        step INTEGER,
+        time REAL NOT NULL,
+        value REAL,
+        metrics TEXT NOT NULL,
+        PRIMARY KEY (experiment_id, trial_id, seq),
+        FOREIGN KEY (experiment_id, trial_id) REFERENCES trials(experiment_id, trial_id) ON DELETE CASCADE
+    )""",
+)
+
+_VERSION_2 = (
+    "ALTER TABLE experiments ADD COLUMN driver TEXT",
+    "ALTER TABLE trials ADD COLUMN stop_reason TEXT",
+    "ALTER TABLE trials ADD COLUMN checkpoint_step INTEGER",
+    """CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+        time REAL NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL
+    )""",
+    "CREATE INDEX events_by_experiment ON events (experiment_id, id)",
+)
+
+#: one tuple of statements per schema version.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2)
+
+#: the schema version this hpnb writes.
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version recorded in the open file (0 for a new, empty file)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_not_newer(version: int, path: object) -> None:
+    """Raise :class:`StoreVersionError` if the file was written by a newer hpnb."""
+    if version > SCHEMA_VERSION:
+        raise StoreVersionError(
+            f"the store {path} has schema version {version}, but this hpnb understands versions up to "
+            f"{SCHEMA_VERSION}; upgrade hpnb (pip install -U hpnb) or point HPNB_HOME at another directory"
+        )
+
+
+def migrate(conn: sqlite3.Connection, path: object) -> int:
+    """Bring the file up to :data:`SCHEMA_VERSION`; returns the version it had.
+
+    Must run inside a write transaction (``BEGIN IMMEDIATE``) so that two
+    processes opening a new file at once do not both create the tables.
+    """
+    found = schema_version(conn)
+    check_not_newer(found, path)
+    for steps in MIGRATIONS[found:]:
+        for statement in steps:
+            conn.execute(statement)
+    if found != SCHEMA_VERSION:
+        # PRAGMA takes no placeholders; the value is a constant of this module.
+        conn.execute(f"PRAGMA user_version = {int(SCHEMA_VERSION)}")
+    return found

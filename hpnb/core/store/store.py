@@ -1,0 +1,223 @@
+"""The experiment store: one SQLite file shared by every notebook, the CLI and the sidebar."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from hpnb.core.store import codec
+from hpnb.core.store.base import CLEAR
+from hpnb.core.store.connection import in_transaction, open_writable
+from hpnb.core.store.errors import NameTaken, StoreError, UnknownExperiment
+from hpnb.core.store.records import (
+    EXPERIMENT_COLUMNS,
+    EXPERIMENT_SELECT,
+    EXPERIMENT_STATES,
+    MODES,
+    ExperimentRecord,
+    ExperimentStats,
+    experiment_from_row,
+    validate_choice,
+    validate_name,
+)
+from hpnb.core.store.trials import TrialStore
+
+
+class Store(TrialStore):
+    """Experiments, trials, reported results, checkpoint references and events in one SQLite file.
+
+    A store may be shared between threads (one lock serialises its connection);
+    several processes may use one file at once. Each write method is one transaction.
+
+    Args:
+        path: the file; default :func:`default_store_path`. A writable store creates it
+            (and its directory) on opening.
+        readonly: open with ``mode=ro``: every write raises :class:`ReadOnlyStore` except
+            :meth:`request_stop`. A file that does not exist yet reads as an empty store.
+        busy_timeout: seconds SQLite waits for another process's lock before the store retries.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> with Store(pathlib.Path(tempfile.mkdtemp()) / "hpnb.sqlite") as store:
+        ...     exp = store.create_experiment("demo", {}, metric="loss", mode="min",
+        ...                                   strategy="random", budget=4, parallel=2)
+        ...     store.add_trial(exp.id, 0, {"lr": 0.1})
+        ...     store.add_results(exp.id, [ResultRow(0, 1, 0, 1.0, 0.5, {"loss": 0.5})])
+        ...     [e.name for e in store.experiments()]
+        1
+        ['demo']
+    """
+
+    # -- experiments ------------------------------------------------------------------------
+
+    def create_experiment(
+        self,
+        name: str,
+        spec: dict[str, Any],
+        *,
+        source: str | None = None,
+        metric: str,
+        mode: str,
+        strategy: str,
+        budget: int,
+        parallel: int | None,
+        overwrite: bool = False,
+    ) -> ExperimentRecord:
+        """Record a new experiment in state CREATED; :class:`NameTaken` if the name is used."""
+        validate_name(name)
+        values = (
+            codec.dumps(codec.mapping(spec, "spec"), "spec"),
+            codec.text(source, "source"),
+            codec.count(budget, "budget", 0),
+            None if parallel is None else codec.count(parallel, "parallel", 1),
+            self._nonempty(metric, "metric"),
+            validate_choice(mode, MODES, "mode"),
+            self._nonempty(strategy, "strategy"),
+        )
+
+        def work(conn: sqlite3.Connection) -> None:
+            old = conn.execute("SELECT id FROM experiments WHERE name = ?", (name,)).fetchone()
+            if old is not None:
+                if not overwrite:
+                    raise NameTaken(name, self.path)
+                conn.execute("DELETE FROM experiments WHERE id = ?", (old[0],))
+            now = time.time()
+            conn.execute(
+                "INSERT INTO experiments (name, spec, source, budget, parallel, metric, mode, strategy,"
+                " state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'CREATED', ?, ?)",
+                (name, *values, now, now),
+            )
+
+        self._write(work, "create an experiment")
+        return self.experiment(name)
+
+    @staticmethod
+    def _nonempty(value: Any, field: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise StoreError(f"{field}: must be a non-empty string (got {value!r})")
+        return value
+
+    def find_experiment(self, name: str) -> ExperimentRecord | None:
+        """The experiment called ``name``, or None."""
+
+        def work(conn: sqlite3.Connection) -> ExperimentRecord | None:
+            row = conn.execute(EXPERIMENT_SELECT + " WHERE name = ?", (name,)).fetchone()
+            return None if row is None else experiment_from_row(row)
+
+        return self._read(work, None)
+
+    def experiment(self, name: str) -> ExperimentRecord:
+        """The experiment called ``name``; :class:`UnknownExperiment` (with a suggestion) if none."""
+        found = self.find_experiment(name)
+        if found is None:
+            raise self._unknown(name)
+        return found
+
+    def experiment_with_id(self, experiment_id: int) -> ExperimentRecord:
+        """The experiment with this id; :class:`StoreError` if there is none."""
+
+        def work(conn: sqlite3.Connection) -> ExperimentRecord | None:
+            row = conn.execute(EXPERIMENT_SELECT + " WHERE id = ?", (experiment_id,)).fetchone()
+            return None if row is None else experiment_from_row(row)
+
+        found = self._read(work, None)
+        if found is None:
+            raise StoreError(f"no experiment with id {experiment_id} in {self.path}")
+        return found
+
+    def experiments(self) -> list[ExperimentRecord]:
+        """Every experiment, newest first."""
+
+        def work(conn: sqlite3.Connection) -> list[ExperimentRecord]:
+            rows = conn.execute(EXPERIMENT_SELECT + " ORDER BY created DESC, id DESC")
+            return [experiment_from_row(row) for row in rows]
+
+        return self._read(work, [])
+
+    def experiment_stats(self) -> dict[int, ExperimentStats]:
+        """Per experiment id: its trials counted by state and its best target value (by its mode)."""
+
+        def work(conn: sqlite3.Connection) -> dict[int, ExperimentStats]:
+            counts: dict[int, dict[str, int]] = {}
+            for exp_id, state, n in conn.execute(
+                "SELECT experiment_id, state, COUNT(*) FROM trials GROUP BY experiment_id, state"
+            ):
+                counts.setdefault(exp_id, {})[state] = n
+            best = dict(
+                conn.execute(
+                    "SELECT e.id, CASE WHEN e.mode = 'max' THEN MAX(COALESCE(t.best, t.value))"
+                    " ELSE MIN(COALESCE(t.best, t.value)) END"
+                    " FROM experiments e JOIN trials t ON t.experiment_id = e.id GROUP BY e.id"
+                ).fetchall()
+            )
+            ids = [row[0] for row in conn.execute("SELECT id FROM experiments")]
+            return {i: ExperimentStats(counts.get(i, {}), best.get(i)) for i in ids}
+
+        return self._read(work, {})
+
+    def update_experiment(
+        self,
+        experiment_id: int,
+        *,
+        state: str | None = None,
+        message: str | None = None,
+        budget: int | None = None,
+        parallel: int | None = None,
+        driver: str | None = None,
+        strategy_state: dict[str, Any] | None = None,
+        scheduler_state: dict[str, Any] | None = None,
+    ) -> None:
+        """Change the given fields (``None``: unchanged, :data:`CLEAR`: set to NULL) and ``updated``."""
+        given = {
+            "state": state, "message": message, "budget": budget, "parallel": parallel,
+            "driver": driver, "strategy_state": strategy_state, "scheduler_state": scheduler_state,
+        }  # fmt: skip
+        changes = {key: value for key, value in given.items() if value is not None}
+        if changes.get("state") not in (None, CLEAR):
+            changes["state"] = validate_choice(changes["state"], EXPERIMENT_STATES, "state")
+        for key in ("budget", "parallel"):
+            if changes.get(key) not in (None, CLEAR):
+                changes[key] = codec.count(changes[key], key, 0 if key == "budget" else 1)
+        if changes.get("state") is CLEAR or changes.get("budget") is CLEAR:
+            raise StoreError("state and budget cannot be cleared")
+        self._update("experiments", EXPERIMENT_COLUMNS, changes, "id = ?", (experiment_id,), extra="updated")
+
+    def request_stop(self, name: str) -> None:
+        """Ask the driver of ``name`` to stop the search; allowed on a read-only store too."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            row = conn.execute("SELECT id FROM experiments WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise UnknownExperiment(name, self._experiment_names(conn), self.path)
+            now = time.time()
+            conn.execute("UPDATE experiments SET stop_requested = 1, updated = ? WHERE id = ?", (now, row[0]))
+            conn.execute(
+                "INSERT INTO events (experiment_id, time, kind, data) VALUES (?, ?, 'stop_requested', '{}')",
+                (row[0], now),
+            )
+
+        if not self.readonly:
+            self._write(work, "request a stop")
+            return
+        if not self.path.exists():
+            raise UnknownExperiment(name, [], self.path)
+        writer = open_writable(self.path, self._busy_timeout)
+        try:
+            self._retry(lambda: in_transaction(writer, work))
+        finally:
+            writer.close()
+
+    def clear_stop(self, experiment_id: int) -> None:
+        """Forget a stop request (the driver calls this once it has acted on it, or on resume)."""
+        self._update("experiments", {"stop_requested": ("stop_requested", "int")},
+                     {"stop_requested": 0}, "id = ?", (experiment_id,), extra="updated")  # fmt: skip
+
+    def delete_experiment(self, name: str) -> None:
+        """Delete the experiment with its trials, results and events."""
+
+        def work(conn: sqlite3.Connection) -> int:
+            return conn.execute("DELETE FROM experiments WHERE name = ?", (name,)).rowcount
+
+        if self._write(work, "delete an experiment") == 0:
+            raise self._unknown(name)
