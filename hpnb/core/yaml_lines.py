@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,7 +37,7 @@ class LineTable:
 
     def find(self, path: str) -> int | None:
         """The line of ``path``, or of its closest enclosing field that has one."""
-        parts = path.split(".") if path else []
+        parts = re.sub(r"\[(\d+)\]", r".\1", path).split(".") if path else []
         while parts:
             line = self.lines.get(".".join(parts))
             if line is not None:

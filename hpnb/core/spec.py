@@ -1,0 +1,265 @@
+"""The search spec: what to vary, how to search, when to stop, where to run.
+
+:func:`parse_spec` reads a spec written as YAML text (the body of a
+``%%hpsearch`` cell) or as a Python dict and returns an immutable
+:class:`ExperimentSpec`, or raises one :class:`SpecError` naming the field,
+the value, what is allowed and the YAML line. See ``docs/spec.md``.
+
+Example:
+    >>> spec = parse_spec('''
+    ... metric: val_loss
+    ... strategy: grid
+    ... parameters:
+    ...   lr: [0.01, 0.1]
+    ...   layers: {type: int, min: 1, max: 3}
+    ... ''')
+    >>> spec.mode, spec.strategy.name, spec.trials
+    ('min', 'grid', 6)
+    >>> parse_spec(spec.to_dict()) == spec
+    True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from hpnb.core.errors import SpecError, closest
+from hpnb.core.frozen import FrozenDict, freeze, thaw
+from hpnb.core.resources import Resources, parse_resources
+from hpnb.core.schedulers import SCHEDULERS, scheduler_class
+from hpnb.core.space import SearchSpace
+from hpnb.core.spec_parameters import parse_parameters
+from hpnb.core.spec_values import as_int, as_mapping, as_optional_int, as_text, check_keys, choose
+from hpnb.core.strategies import STRATEGIES, strategy_class
+from hpnb.core.yaml_lines import LineTable, load_yaml, plain_data
+
+#: every top-level key, canonical names first, then synonyms from Legion and Katib.
+TOP_LEVEL_KEYS = ("name", "metric", "mode", "strategy", "trials", "parallel", "seed", "parameters",
+                  "early_stopping", "resources", "max_failures", "retries")
+SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
+                            "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
+MODES: dict[str, str] = {"min": "min", "max": "max", "minimize": "min", "maximize": "max"}
+#: the budget of a sampling strategy when ``trials`` is not given.
+DEFAULT_TRIALS = 20
+DEFAULT_STRATEGY = "random"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """``strategy: NAME`` or ``strategy: {name: NAME, option: value, ...}``."""
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=FrozenDict)
+
+    def describe(self) -> str:
+        options = ", ".join(f"{key}={value!r}" for key, value in thaw(self.options).items())
+        return f"{self.name} ({options})" if options else self.name
+
+
+@dataclass(frozen=True)
+class EarlyStoppingSpec:
+    """``early_stopping: RULE`` or ``early_stopping: {rule: RULE, option: value, ...}``."""
+
+    rule: str = "none"
+    options: Mapping[str, Any] = field(default_factory=FrozenDict)
+
+    def describe(self) -> str:
+        options = ", ".join(f"{key}={value!r}" for key, value in thaw(self.options).items())
+        return f"{self.rule} ({options})" if options else self.rule
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """A validated search spec; :meth:`to_dict` and :func:`parse_spec` round-trip it."""
+
+    metric: str
+    mode: Literal["min", "max"]
+    strategy: StrategySpec
+    trials: int
+    parallel: int | None
+    seed: int | None
+    space: SearchSpace
+    early_stopping: EarlyStoppingSpec
+    resources: Resources
+    max_failures: int = 5
+    retries: int = 2
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict that :func:`parse_spec` reads back to an equal spec."""
+        return {
+            "name": self.name,
+            "metric": self.metric,
+            "mode": self.mode,
+            "strategy": {"name": self.strategy.name, **thaw(self.strategy.options)},
+            "trials": self.trials,
+            "parallel": self.parallel,
+            "seed": self.seed,
+            "parameters": self.space.to_dict(),
+            "early_stopping": {"rule": self.early_stopping.rule, **thaw(self.early_stopping.options)},
+            "resources": self.resources.to_dict(),
+            "max_failures": self.max_failures,
+            "retries": self.retries,
+        }
+
+
+def parse_spec(source: str | Mapping[str, Any], *,
+               overrides: Mapping[str, Any] | None = None) -> ExperimentSpec:
+    """Validate a spec (YAML text or a dict) into an :class:`ExperimentSpec`.
+
+    Args:
+        source: YAML text (line numbers in errors count from its first line) or a mapping.
+        overrides: top-level keys that replace the spec's own (command-line options);
+            None values are ignored.
+
+    Raises:
+        SpecError: for any invalid field; nothing else escapes.
+
+    Example:
+        >>> parse_spec({"metric": "acc", "mode": "max", "parameters": {"c": [1, 2]}},
+        ...            overrides={"trials": 3}).trials
+        3
+    """
+    lines = LineTable()
+    try:
+        if isinstance(source, str):
+            data, lines = load_yaml(source)
+        elif isinstance(source, Mapping):
+            data = plain_data(source)
+        else:
+            raise SpecError("", "a spec is YAML text or a mapping", value=type(source).__name__)
+        return _build(_canonical(data, lines, overrides or {}), lines)
+    except SpecError as err:
+        raise err.with_line(lines.find(err.path)) from None
+    except Exception as err:  # never let an internal error surface as a traceback
+        raise SpecError("", f"the spec could not be read ({type(err).__name__}: {err})") from err
+
+
+def _canonical(data: Any, lines: LineTable, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level mapping with overrides applied and synonyms renamed."""
+    if data is None:
+        raise SpecError("", "the spec is empty", allowed="a mapping with at least metric: and parameters:")
+    if not isinstance(data, Mapping):
+        raise SpecError("", "the spec must be a mapping of fields (metric:, parameters:, ...)",
+                        value=data, line=lines.find("0"))
+    data = dict(as_mapping(data, ""))
+    check_keys(data, "", TOP_LEVEL_KEYS + tuple(SYNONYMS))
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        check_keys({key: value}, "", TOP_LEVEL_KEYS)
+        for name in [k for k in data if SYNONYMS.get(k, k) == key]:
+            del data[name]
+            lines.drop(name)
+        data[key] = value
+    for synonym, key in SYNONYMS.items():
+        if synonym in data:
+            if key in data:
+                raise SpecError(synonym, f"give either {key} or {synonym}, not both", value=data[synonym])
+            data[key] = data.pop(synonym)
+            lines.alias(synonym, key)
+    return data
+
+
+def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
+    if data.get("metric") is None:
+        raise SpecError("metric", "is missing: name the metric to optimise",
+                        allowed="metric: followed by a name your function returns, e.g. val_loss")
+    metric = as_text(data["metric"], "metric", allowed="the name of a metric, e.g. val_loss")
+    mode_text = choose(data.get("mode", "min"), "mode", MODES, "mode")
+    mode: Literal["min", "max"] = "min" if MODES[mode_text] == "min" else "max"
+    seed = as_optional_int(data.get("seed"), "seed", minimum=0)
+    space = parse_parameters(data.get("parameters"), lines)
+    strategy = _parse_strategy(data.get("strategy", DEFAULT_STRATEGY))
+    explicit_trials = as_optional_int(data.get("trials"), "trials", minimum=1)
+    size = _check_strategy(strategy, space, mode, seed, explicit_trials)
+    return ExperimentSpec(
+        metric=metric,
+        mode=mode,
+        strategy=strategy,
+        trials=explicit_trials or size or DEFAULT_TRIALS,
+        parallel=as_optional_int(data.get("parallel"), "parallel", minimum=1),
+        seed=seed,
+        space=space,
+        early_stopping=_parse_early_stopping(data.get("early_stopping"), mode),
+        resources=parse_resources(data.get("resources")),
+        max_failures=as_int(data.get("max_failures", 5), "max_failures", minimum=0),
+        retries=as_int(data.get("retries", 2), "retries", minimum=0),
+        name=_parse_name(data.get("name")),
+    )
+
+
+def _parse_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = as_text(value, "name")
+    if not _NAME.match(text):
+        raise SpecError("name", "is not a valid experiment name", value=text,
+                        allowed="letters, digits, '_', '.', '-', starting with a letter or digit")
+    return text
+
+
+def _split_named(value: Any, path: str, key: str, what: str) -> tuple[Any, dict[str, Any]]:
+    """``NAME`` or ``{key: NAME, **options}`` as (name, options)."""
+    if isinstance(value, Mapping):
+        value = as_mapping(value, path)
+        if key not in value:
+            raise SpecError(f"{path}.{key}", f"is missing: name the {what}",
+                            allowed=f"{{{key}: ..., options}}")
+        return value[key], {k: v for k, v in value.items() if k != key}
+    return value, {}
+
+
+def _load_class(lookup: Callable[[str], type], name: str) -> type | None:
+    """The implementing class, or None while its module is not importable."""
+    try:
+        return lookup(name)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _check_options(cls: type | None, options: Mapping[str, Any], path: str, what: str) -> None:
+    if cls is None:
+        return
+    allowed: tuple[str, ...] = tuple(getattr(cls, "options", ()))
+    for key in options:
+        if key not in allowed:
+            raise SpecError(f"{path}.{key}", f"is not an option of {what}", value=key,
+                            allowed=allowed or "no options", suggestion=closest(key, allowed))
+
+
+def _parse_strategy(value: Any) -> StrategySpec:
+    name, options = _split_named(value, "strategy", "name", "strategy")
+    path = "strategy.name" if options or isinstance(value, Mapping) else "strategy"
+    if isinstance(name, str) and name.startswith("default/"):  # Legion's namespaced names
+        name = name[len("default/"):]
+    name = choose(name, path, STRATEGIES, "strategy")
+    _check_options(_load_class(strategy_class, name), options, "strategy", f"the {name} strategy")
+    return StrategySpec(name, freeze(options))
+
+
+def _check_strategy(strategy: StrategySpec, space: SearchSpace, mode: str, seed: int | None,
+                    trials: int | None) -> int | None:
+    """Build the strategy once so it checks its options against the space; its size or None."""
+    cls = _load_class(strategy_class, strategy.name)
+    if cls is None:
+        return space.grid_size() if strategy.name == "grid" else None
+    instance = cls(space, mode, seed, trials, **thaw(strategy.options))
+    return instance.max_trials()
+
+
+def _parse_early_stopping(value: Any, mode: str) -> EarlyStoppingSpec:
+    if value is None or value is False:
+        return EarlyStoppingSpec()
+    rule, options = _split_named(value, "early_stopping", "rule", "early-stopping rule")
+    path = "early_stopping.rule" if isinstance(value, Mapping) else "early_stopping"
+    rule = choose(rule, path, SCHEDULERS, "early-stopping rule")
+    cls = _load_class(scheduler_class, rule)
+    _check_options(cls, options, "early_stopping", f"the {rule} rule")
+    if cls is not None:
+        cls(mode, **thaw(options))
+    return EarlyStoppingSpec(rule, freeze(options))
