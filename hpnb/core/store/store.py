@@ -39,6 +39,7 @@ class Store(TrialStore):
 
     Example:
         >>> import tempfile, pathlib
+        >>> from hpnb.core.store import ResultRow
         >>> with Store(pathlib.Path(tempfile.mkdtemp()) / "hpnb.sqlite") as store:
         ...     exp = store.create_experiment("demo", {}, metric="loss", mode="min",
         ...                                   strategy="random", budget=4, parallel=2)
