@@ -95,7 +95,7 @@ class SchedulerSuite:
     def test_state_round_trip_gives_same_future(self) -> None:
         stream = make_workload(4)
         half = len(stream) // 2
-        original, stopped = self.make("min"), set()
+        original, stopped = self.make("min"), set[int]()
         drive(original, stream[:half], stopped=stopped)
         state = json.loads(json.dumps(original.state_dict(), allow_nan=False))
         restored = self.make("min")

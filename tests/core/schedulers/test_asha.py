@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from hpnb.core.errors import SpecError
@@ -77,7 +79,7 @@ def test_state_keeps_rungs() -> None:
     ({"max_t": 0}, "early_stopping.max_t"),
     ({"brackets": 2}, "early_stopping.brackets"),
 ])
-def test_bad_options_name_the_field(options: dict[str, object], field: str) -> None:
+def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
     with pytest.raises(SpecError) as error:
         ASHA(mode="min", **options)
     assert error.value.path == field

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -78,7 +79,7 @@ def test_state_keeps_assignments_and_rungs() -> None:
     ({"max_t": 9, "assignment": "random"}, "early_stopping.assignment"),
     ({"max_t": 9, "reduction": 0}, "early_stopping.reduction"),
 ])
-def test_bad_options_name_the_field(options: dict[str, object], field: str) -> None:
+def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
     with pytest.raises(SpecError) as error:
         Hyperband(mode="min", **options)
     assert error.value.path == field

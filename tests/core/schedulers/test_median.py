@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from hpnb.core.errors import SpecError
@@ -90,7 +92,7 @@ def test_a_rewound_trial_replaces_its_later_results() -> None:
     ({"grace": 1.5}, "early_stopping.grace"),
     ({"min_trial": 3}, "early_stopping.min_trial"),
 ])
-def test_bad_options_name_the_field(options: dict[str, object], field: str) -> None:
+def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
     with pytest.raises(SpecError) as error:
         MedianStopping(mode="min", **options)
     assert error.value.path == field
