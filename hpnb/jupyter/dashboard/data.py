@@ -1,0 +1,307 @@
+"""What each part of the dashboard shows, computed from store records (no widgets here).
+
+Every function takes :class:`~hpnb.core.store.records.ExperimentRecord`,
+:class:`~hpnb.core.store.records.TrialRecord` and
+:class:`~hpnb.core.store.records.ResultRow` values and returns plain data
+(dataclasses, lists, strings), so it can be tested without a front end and
+rendered by widgets or as static HTML alike.
+
+Example:
+    >>> from hpnb.jupyter.dashboard.data import Curves
+    >>> curves = Curves(max_points=4)
+    >>> curves.metrics
+    []
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
+
+FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
+ACTIVE_EXPERIMENT_STATES = ("CREATED", "RUNNING")
+
+
+def score(trial: TrialRecord) -> float | None:
+    """The number a trial is ranked by: its final value, else the best it reported."""
+    return trial.value if trial.value is not None else trial.best
+
+
+def _rank_key(mode: str) -> Any:
+    sign = 1.0 if mode == "min" else -1.0
+
+    def key(trial: TrialRecord) -> tuple[int, float, int]:
+        value = score(trial)
+        if value is None or math.isnan(value):
+            return (1, 0.0, trial.trial_id)
+        return (0, sign * value, trial.trial_id)
+
+    return key
+
+
+def ranked(trials: Iterable[TrialRecord], mode: str) -> list[TrialRecord]:
+    """Trials best first (by ``mode``); trials without a score last, ties by trial id."""
+    return sorted(trials, key=_rank_key(mode))
+
+
+def best_trial(trials: Sequence[TrialRecord], mode: str) -> TrialRecord | None:
+    """The trial with the best score, or None when no trial has one yet."""
+    order = ranked(trials, mode)
+    return order[0] if order and score(order[0]) is not None else None
+
+
+# -- header ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    """The top line of the dashboard: what is searched and how far it got."""
+
+    name: str
+    strategy: str
+    metric: str
+    mode: str
+    state: str
+    budget: int
+    done: int
+    running: int
+    completed: int
+    failed: int
+    stopped: int
+    elapsed: float
+    eta: float | None
+    best_value: float | None
+    best_trial: int | None
+    best_params: dict[str, Any] = field(default_factory=dict)
+
+
+def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: float) -> Header:
+    """The header of ``experiment`` at time ``now`` (epoch seconds).
+
+    ETA is the time left at the pace so far (finished trials per elapsed second),
+    None until a trial has finished or once the search is over.
+    """
+    counts = {state: 0 for state in ("RUNNING", "COMPLETED", "FAILED", "STOPPED")}
+    for trial in trials:
+        if trial.state in counts:
+            counts[trial.state] += 1
+    done = counts["COMPLETED"] + counts["FAILED"] + counts["STOPPED"]
+    active = experiment.state in ACTIVE_EXPERIMENT_STATES
+    end = now if active else max(experiment.updated, experiment.created)
+    elapsed = max(0.0, end - experiment.created)
+    eta = None
+    if active and done and elapsed > 0:
+        eta = max(0, experiment.budget - done) * elapsed / done
+    best = best_trial(trials, experiment.mode)
+    return Header(
+        name=experiment.name, strategy=experiment.strategy, metric=experiment.metric, mode=experiment.mode,
+        state=experiment.state, budget=experiment.budget, done=done, running=counts["RUNNING"],
+        completed=counts["COMPLETED"], failed=counts["FAILED"], stopped=counts["STOPPED"],
+        elapsed=elapsed, eta=eta, best_value=None if best is None else score(best),
+        best_trial=None if best is None else best.trial_id,
+        best_params={} if best is None else dict(best.params),
+    )
+
+
+def format_duration(seconds: float | None) -> str:
+    """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``; an em dash for None."""
+    if seconds is None or math.isnan(seconds):
+        return "—"
+    total = int(round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    if minutes:
+        return f"{minutes}m{secs:02d}s"
+    return f"{secs}s"
+
+
+def format_value(value: Any) -> str:
+    """A parameter or metric value, short: floats with 4 significant digits."""
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.4g}"
+    return str(value)
+
+
+def format_params(params: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={format_value(value)}" for key, value in params.items())
+
+
+# -- curves ---------------------------------------------------------------------------------
+
+
+class Series:
+    """One curve, thinned as it grows: at most about ``2 * max_points`` points plus the latest.
+
+    When full, every other kept point is dropped and only every ``stride``-th new
+    report is kept, so a trial reporting a million steps costs the same to draw
+    as one reporting a thousand.
+    """
+
+    def __init__(self, max_points: int) -> None:
+        self.max_points = max_points
+        self.xs: list[float] = []
+        self.ys: list[float] = []
+        self.stride = 1
+        self._seen = 0
+        self.last: tuple[float, float] | None = None
+
+    def append(self, x: float, y: float) -> None:
+        self.last = (x, y)
+        if self._seen % self.stride == 0:
+            self.xs.append(x)
+            self.ys.append(y)
+            if len(self.xs) >= 2 * self.max_points:
+                self.xs, self.ys = self.xs[::2], self.ys[::2]
+                self.stride *= 2
+        self._seen += 1
+
+    def points(self) -> tuple[list[float], list[float]]:
+        """The kept points, always ending with the latest report."""
+        if self.last is None or (self.xs and self.xs[-1] == self.last[0] and self.ys[-1] == self.last[1]):
+            return list(self.xs), list(self.ys)
+        return [*self.xs, self.last[0]], [*self.ys, self.last[1]]
+
+
+class Curves:
+    """Every trial's metrics over steps, fed incrementally with new result rows."""
+
+    def __init__(self, max_points: int = 300) -> None:
+        self.max_points = max_points
+        self.series: dict[tuple[int, str], Series] = {}
+        self.last_seq: dict[int, int] = {}
+        self.metrics: list[str] = []
+
+    def add(self, rows: Iterable[ResultRow]) -> set[int]:
+        """Take new rows (rows already seen are skipped); returns the ids of trials that changed."""
+        changed: set[int] = set()
+        for row in rows:
+            if row.seq <= self.last_seq.get(row.trial_id, 0):
+                continue
+            self.last_seq[row.trial_id] = row.seq
+            x = float(row.step if row.step is not None else row.seq)
+            for metric, value in row.metrics.items():
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    continue
+                if metric not in self.metrics:
+                    self.metrics.append(metric)
+                key = (row.trial_id, metric)
+                if key not in self.series:
+                    self.series[key] = Series(self.max_points)
+                self.series[key].append(x, float(value))
+            changed.add(row.trial_id)
+        return changed
+
+    def points(self, trial_id: int, metric: str) -> tuple[list[float], list[float]]:
+        series = self.series.get((trial_id, metric))
+        return series.points() if series is not None else ([], [])
+
+
+#: the curve groups, drawn in this order (later on top).
+CURVE_GROUPS = ("faded", "completed", "running", "best", "selected")
+
+
+@dataclass
+class CurveGroup:
+    """The curves of several trials as one line trace: ``None`` separates trials."""
+
+    x: list[float | None] = field(default_factory=list)
+    y: list[float | None] = field(default_factory=list)
+    text: list[str | None] = field(default_factory=list)
+
+    def add(self, trial_id: int, xs: list[float], ys: list[float]) -> None:
+        if not xs:
+            return
+        if self.x:
+            self.x.append(None)
+            self.y.append(None)
+            self.text.append(None)
+        self.x.extend(xs)
+        self.y.extend(ys)
+        self.text.extend([f"trial {trial_id}"] * len(xs))
+
+
+def curve_group_of(trial: TrialRecord, best_id: int | None, selected_id: int | None) -> str:
+    """Which group draws ``trial``: selected and best stand out, stopped and failed fade."""
+    if trial.trial_id == selected_id:
+        return "selected"
+    if trial.trial_id == best_id:
+        return "best"
+    if trial.state in ("RUNNING", "PENDING"):
+        return "running"
+    if trial.state == "COMPLETED":
+        return "completed"
+    return "faded"
+
+
+def curve_groups(
+    curves: Curves, trials: Sequence[TrialRecord], metric: str, best_id: int | None, selected_id: int | None
+) -> dict[str, CurveGroup]:
+    """The lines of the curves plot for ``metric``, one group per :data:`CURVE_GROUPS` entry."""
+    groups = {name: CurveGroup() for name in CURVE_GROUPS}
+    for trial in sorted(trials, key=lambda t: t.trial_id):
+        xs, ys = curves.points(trial.trial_id, metric)
+        groups[curve_group_of(trial, best_id, selected_id)].add(trial.trial_id, xs, ys)
+    return groups
+
+
+# -- leaderboard and failures ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    trial_id: int
+    score: float | None
+    state: str
+    params: dict[str, Any]
+    duration: float | None
+
+
+def trial_duration(trial: TrialRecord, now: float) -> float | None:
+    """Seconds a trial ran (so far, while it runs); None if it never started."""
+    if trial.start is None:
+        return None
+    end = trial.end if trial.end is not None else now
+    return max(0.0, end - trial.start)
+
+
+def leaderboard_rows(trials: Sequence[TrialRecord], mode: str, now: float) -> list[LeaderboardRow]:
+    """Every trial, best score first; the rank counts only trials with a score."""
+    rows = []
+    for position, trial in enumerate(ranked(trials, mode), start=1):
+        value = score(trial)
+        rows.append(LeaderboardRow(
+            rank=position if value is not None else 0, trial_id=trial.trial_id, score=value,
+            state=trial.state, params=dict(trial.params), duration=trial_duration(trial, now),
+        ))
+    return rows
+
+
+def leaderboard_label(row: LeaderboardRow, param_names: Sequence[str]) -> str:
+    """One fixed-width line of the leaderboard list."""
+    rank = f"{row.rank:>3}" if row.rank else "  -"
+    value = format_value(row.score) if row.score is not None else "—"
+    params = "  ".join(f"{name}={format_value(row.params.get(name))}" for name in param_names)
+    return f"{rank}  #{row.trial_id:<4} {value:>10}  {row.state:<9} {format_duration(row.duration):>6}  {params}"
+
+
+@dataclass(frozen=True)
+class Failure:
+    trial_id: int
+    params: dict[str, Any]
+    error: str
+
+
+def failures(trials: Sequence[TrialRecord]) -> list[Failure]:
+    """Failed trials with their tracebacks, in trial order."""
+    return [
+        Failure(trial.trial_id, dict(trial.params), trial.error or "(no traceback stored)")
+        for trial in sorted(trials, key=lambda t: t.trial_id)
+        if trial.state == "FAILED"
+    ]

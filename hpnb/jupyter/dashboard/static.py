@@ -1,0 +1,98 @@
+"""The static view of a search kept in saved notebooks: a text summary and an HTML table.
+
+Shown where widgets are not (nbconvert, nbval, GitHub, a closed kernel). The
+text deliberately leaves out times so that a re-run of a seeded search prints
+the same summary.
+
+Example:
+    >>> from hpnb.jupyter.dashboard.data import Header
+    >>> h = Header("demo", "random", "loss", "min", "COMPLETED", 4, 4, 0, 3, 1, 0, 9.0, None, 0.25, 2,
+    ...            {"lr": 0.01})
+    >>> print(summary_text(h, []).splitlines()[0])
+    hpnb search 'demo' (random, minimise loss): COMPLETED
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from hpnb.jupyter.dashboard.data import (
+    Failure,
+    Header,
+    LeaderboardRow,
+    format_duration,
+    format_params,
+    format_value,
+)
+
+TOP_ROWS = 5
+
+
+def _goal(header: Header) -> str:
+    return f"{'minimise' if header.mode == 'min' else 'maximise'} {header.metric}"
+
+
+def _counts(header: Header) -> str:
+    return (f"{header.done}/{header.budget} trials done: {header.completed} completed, "
+            f"{header.failed} failed, {header.stopped} stopped, {header.running} running")
+
+
+def _best(header: Header) -> str:
+    if header.best_value is None:
+        return "best: none yet"
+    return (f"best {header.metric} = {format_value(header.best_value)} (trial {header.best_trial}: "
+            f"{format_params(header.best_params)})")
+
+
+def summary_text(header: Header, rows: Sequence[LeaderboardRow], top: int = TOP_ROWS) -> str:
+    """A few lines of plain text: state, counts, best, the top trials."""
+    lines = [f"hpnb search {header.name!r} ({header.strategy}, {_goal(header)}): {header.state}",
+             _counts(header), _best(header)]
+    scored = [row for row in rows if row.score is not None][:top]
+    if scored:
+        lines.append(f"top {len(scored)}:")
+        lines.extend(f"  {row.rank}. trial {row.trial_id}: {format_value(row.score)} "
+                     f"({format_params(row.params)})" for row in scored)
+    return "\n".join(lines)
+
+
+def _cell(value: object) -> str:
+    return f"<td>{html.escape(str(value))}</td>"
+
+
+def _table(rows: Sequence[LeaderboardRow], param_names: Sequence[str], metric: str) -> str:
+    head = "".join(f"<th>{html.escape(name)}</th>"
+                   for name in ("rank", "trial", metric, "state", "duration", *param_names))
+    body = []
+    for row in rows:
+        cells = [row.rank or "", row.trial_id, format_value(row.score) if row.score is not None else "",
+                 row.state, format_duration(row.duration),
+                 *(format_value(row.params.get(name)) for name in param_names)]
+        body.append("<tr>" + "".join(_cell(c) for c in cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def summary_html(
+    header: Header,
+    rows: Sequence[LeaderboardRow],
+    param_names: Sequence[str],
+    failed: Sequence[Failure] = (),
+    top: int = 10,
+) -> str:
+    """An HTML block: title, counts, best, a table of the top trials, failed trials folded."""
+    parts = [
+        '<div class="hpnb-static">',
+        f"<h4>hpnb search {html.escape(header.name)}: {html.escape(header.state)}</h4>",
+        f"<p>{html.escape(header.strategy)}, {html.escape(_goal(header))}; {html.escape(_counts(header))}; "
+        f"elapsed {format_duration(header.elapsed)}</p>",
+        f"<p>{html.escape(_best(header))}</p>",
+        _table(list(rows)[:top], param_names, header.metric),
+    ]
+    for failure in failed[:top]:
+        parts.append(
+            f"<details><summary>trial {failure.trial_id} failed ({html.escape(format_params(failure.params))})"
+            f"</summary><pre>{html.escape(failure.error)}</pre></details>"
+        )
+    parts.append("</div>")
+    return "\n".join(parts)

@@ -1,0 +1,60 @@
+"""Searches driven by this kernel, and showing a search's dashboard in a cell.
+
+The magics keep every search they start here, so ``%hpsearch show NAME`` and
+``hpnb.show(NAME)`` reach the live handle (with working controls) rather than a
+read-only view of the store.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+_lock = threading.Lock()
+_searches: dict[tuple[str, str], Any] = {}
+
+
+def _key(store_path: Any, name: str) -> tuple[str, str]:
+    return (str(Path(store_path).expanduser().resolve()), name)
+
+
+def register(search: Any) -> None:
+    """Remember a search started by this kernel (replacing an older one of that name)."""
+    with _lock:
+        _searches[_key(search.store.path, search.name)] = search
+
+
+def find(name: str, store_path: Any) -> Any | None:
+    """The live handle of ``name`` in the store at ``store_path``, if this kernel drives it."""
+    with _lock:
+        search = _searches.get(_key(store_path, name))
+    if search is not None and not getattr(search, "is_live", False):
+        return search if search.state == "RUNNING" else None
+    return search
+
+
+def display_search(search: Any, *, wait: bool = False, announce: str | None = None) -> Any:
+    """Display the dashboard of ``search`` in the current cell; with ``wait``, block until it ends.
+
+    After waiting, the displayed output is replaced by the final view so that a
+    saved notebook (nbconvert, nbval, GitHub) shows the finished search.
+    """
+    from IPython.display import display
+
+    from hpnb.jupyter.dashboard.dashboard import Dashboard
+
+    dashboard = Dashboard(search)
+    handle = display(dashboard, display_id=True)
+    if announce:
+        print(announce)
+    if wait:
+        try:
+            search.wait()
+        except KeyboardInterrupt:
+            print(f"stopped waiting; {search.name!r} goes on: %hpsearch stop {search.name} stops it")
+            return dashboard
+        dashboard.refresh()
+        if handle is not None:
+            handle.update(dashboard)
+    return dashboard

@@ -1,0 +1,132 @@
+"""The ``%%hpsearch`` cell magic and ``%hpsearch`` line magic.
+
+The magic methods only parse their arguments; the work is done by
+:func:`run_search_cell` and :mod:`hpnb.jupyter.magic_line`, which take a
+parsed command and the shell, so they read like plain functions.
+
+Example (in a notebook)::
+
+    %load_ext hpnb
+
+    %%hpsearch train --name mlp-lr --trials 20
+    metric: val_loss
+    mode: min
+    parameters:
+      lr: {distribution: logUniform, min: 1.0e-5, max: 1.0e-1}
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from hpnb.core.errors import HpnbError, SpecError
+from hpnb.jupyter import live
+from hpnb.jupyter.magic_line import LINE_HELP, run_line_command
+from hpnb.jupyter.namespace import check_variable_name, resolve_objective, variable_name
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+_EMPTY_BODY = (
+    "the cell body is empty: write the search spec (YAML) below the %%hpsearch line, e.g.\n"
+    "%%hpsearch train\nmetric: val_loss\nparameters:\n  lr: {distribution: logUniform, min: 1.0e-5, max: 0.1}"
+)
+
+
+@magics_class
+class HpsearchMagics(Magics):
+    """The magics ``%load_ext hpnb`` registers."""
+
+    @magic_arguments()
+    @argument("objective", help="the function to tune: a name defined in the notebook (or module.function)")
+    @argument("--name", help="the experiment's name in the store (default: chosen by the store)")
+    @argument("-o", "--out", metavar="VAR",
+              help="variable that receives the Search handle (default: the name, as an identifier)")
+    @argument("--trials", type=int, help="total number of trials (overrides the body's trials)")
+    @argument("--parallel", type=int, help="trials at once (overrides the body's parallel)")
+    @argument("--strategy", help="search strategy (overrides the body's strategy)")
+    @argument("--dry-run", action="store_true",
+              help="validate, print the plan and the cluster that would be used; run nothing")
+    @argument("--wait", action="store_true", help="block until the search ends (scripts, tested notebooks)")
+    @argument("--store", metavar="PATH", help="store file or directory (default: $HPNB_HOME, ~/.hpnb)")
+    @argument("--resume", action="store_true", help="continue the stored experiment of this name")
+    @argument("--overwrite", action="store_true", help="replace the stored experiment of this name")
+    @cell_magic("hpsearch")
+    def hpsearch_cell(self, line: str, cell: str) -> None:
+        """Run a hyperparameter search of OBJECTIVE; the cell body is the spec (YAML).
+
+        The cell returns at once and shows a live dashboard; the search runs in
+        the background. Every mistake in the cell is reported before anything starts.
+        """
+        args = parse_argstring(self.hpsearch_cell, line)
+        run_search_cell(args, cell, self.shell)
+
+    @line_magic("hpsearch")
+    def hpsearch_line(self, line: str) -> Any:
+        return run_line_command(line, self.shell)
+
+    hpsearch_line.__doc__ = LINE_HELP
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    fields = {"name": args.name, "trials": args.trials, "parallel": args.parallel, "strategy": args.strategy}
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def parse_cell_spec(body: str, overrides: Mapping[str, Any]) -> Any:
+    """The validated spec of a cell body, or a UsageError carrying the spec's message."""
+    from hpnb.core.spec import parse_spec
+
+    if not body.strip():
+        raise UsageError(_EMPTY_BODY)
+    try:
+        return parse_spec(body, overrides=dict(overrides) or None)
+    except SpecError as err:
+        raise UsageError(str(err)) from None
+
+
+def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell) -> None:
+    """Validate a ``%%hpsearch`` cell, start its search and display its dashboard."""
+    if args.resume and args.overwrite:
+        raise UsageError("--resume and --overwrite exclude each other: choose one")
+    if args.out is not None:
+        check_variable_name(args.out)
+    namespace = shell.user_ns
+    objective = resolve_objective(args.objective, namespace)
+    spec = parse_cell_spec(body, _overrides(args))
+    if args.dry_run:
+        from hpnb.jupyter.plan import format_plan
+
+        print(format_plan(spec, objective_name=args.objective, name=args.name, namespace=namespace))
+        return
+    search = start_search(objective, spec, args, namespace)
+    out = args.out or variable_name(search.name)
+    namespace[out] = search
+    live.display_search(search, wait=args.wait, announce=f"{search.name!r}: handle in {out!r}")
+
+
+def start_search(objective: Any, spec: Any, args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
+    """``hpnb.search`` for a cell; store errors become UsageErrors that say what to do."""
+    import hpnb
+    from hpnb.core.store.errors import NameTaken
+
+    try:
+        search = hpnb.search(  # type: ignore[attr-defined]
+            objective, spec, name=args.name or spec.name, store=args.store, overwrite=args.overwrite,
+            resume=args.resume, namespace=namespace,
+        )
+    except NameTaken as err:
+        raise UsageError(
+            f"an experiment named {err.name!r} already exists: add --resume to continue it "
+            "or --overwrite to replace it (or choose another --name)"
+        ) from None
+    except HpnbError as err:
+        raise UsageError(str(err)) from None
+    live.register(search)
+    return search

@@ -1,0 +1,193 @@
+"""The ``%hpsearch`` line magic: list, show, stop, resume, extend and export stored searches.
+
+Each sub-command is one small function taking the parsed arguments and the
+shell; :func:`run_line_command` parses the line and dispatches.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic_arguments import MagicArgumentParser
+
+from hpnb.core.errors import HpnbError
+from hpnb.jupyter import live
+from hpnb.jupyter.namespace import check_variable_name, resolve_objective, variable_name
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+EXPORT_FORMATS = ("csv", "json", "parquet")
+
+LINE_HELP = """Manage stored hyperparameter searches.
+
+Usage::
+
+  %hpsearch list [--store PATH]
+      a table of every stored experiment (name, strategy, state, trials, best)
+  %hpsearch show NAME [--store PATH]
+      the dashboard of NAME: live if this kernel drives it, else a view of the store
+  %hpsearch stop NAME [--store PATH]
+      stop NAME (running trials are told to stop at their next hpnb.report)
+  %hpsearch resume NAME [--objective FUNC] [-o VAR] [--wait] [--store PATH]
+      continue NAME; FUNC defaults to the objective named in its stored record
+  %hpsearch extend NAME N [--objective FUNC] [--store PATH]
+      add N trials to NAME's budget (resuming it here if it is not running)
+  %hpsearch export NAME [--format csv|json|parquet] [--output PATH] [--store PATH]
+      the results table of NAME: returned as a DataFrame, or written to PATH
+
+The store defaults to $HPNB_HOME/hpnb.sqlite (HPNB_HOME defaults to ~/.hpnb).
+"""
+
+
+def _sub(subparsers: Any, name: str, help_text: str) -> MagicArgumentParser:
+    parser: MagicArgumentParser = subparsers.add_parser(name, help=help_text)
+    parser.add_argument("--store", metavar="PATH", help="store file or directory")
+    return parser
+
+
+def build_line_parser() -> MagicArgumentParser:
+    """The parser of ``%hpsearch`` lines (errors are UsageErrors)."""
+    parser = MagicArgumentParser(prog="%hpsearch", description=LINE_HELP)
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=MagicArgumentParser, required=True
+    )
+    _sub(subparsers, "list", "list stored experiments")
+    for name, text in (("show", "show the dashboard"), ("stop", "stop a search")):
+        _sub(subparsers, name, text).add_argument("name")
+    resume = _sub(subparsers, "resume", "continue a stored search")
+    resume.add_argument("name")
+    resume.add_argument("--objective", metavar="FUNC")
+    resume.add_argument("-o", "--out", metavar="VAR")
+    resume.add_argument("--wait", action="store_true")
+    extend = _sub(subparsers, "extend", "add trials to a search")
+    extend.add_argument("name")
+    extend.add_argument("n", type=int)
+    extend.add_argument("--objective", metavar="FUNC")
+    export = _sub(subparsers, "export", "export the results table")
+    export.add_argument("name")
+    export.add_argument("--format", choices=EXPORT_FORMATS)
+    export.add_argument("--output", metavar="PATH")
+    return parser
+
+
+_PARSER = build_line_parser()
+
+
+def run_line_command(line: str, shell: InteractiveShell) -> Any:
+    """Run one ``%hpsearch`` line; returns what the sub-command returns (shown as the cell's output)."""
+    if not line.strip():
+        raise UsageError("%hpsearch needs a command: list, show, stop, resume, extend or export (%hpsearch? for help)")
+    args = _PARSER.parse_argstring(line)
+    handler = _HANDLERS[args.command]
+    try:
+        return handler(args, shell)
+    except HpnbError as err:
+        raise UsageError(str(err)) from None
+
+
+def _store_path(args: argparse.Namespace) -> Path:
+    from hpnb.core.store import default_store_path
+
+    return Path(args.store).expanduser() if args.store else default_store_path()
+
+
+def handle(name: str, args: argparse.Namespace) -> Any:
+    """The live handle of ``name`` when this kernel drives it, else a read-only one from the store."""
+    import hpnb
+
+    search = live.find(name, _store_path(args))
+    return search if search is not None else hpnb.load(name, store=args.store)  # type: ignore[attr-defined]
+
+
+def _list(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+    from hpnb.core.store import Store
+    from hpnb.jupyter.dashboard.data import experiments_table
+
+    with Store(args.store, readonly=True) as store:
+        return experiments_table(store.experiments(), store.experiment_stats())
+
+
+def _show(args: argparse.Namespace, shell: InteractiveShell) -> None:
+    live.display_search(handle(args.name, args))
+
+
+def _stop(args: argparse.Namespace, shell: InteractiveShell) -> None:
+    search = handle(args.name, args)
+    search.stop()
+    print(f"{args.name!r}: stop requested")
+
+
+def stored_objective(search: Any, given: str | None, namespace: dict[str, Any]) -> Any:
+    """The objective to resume ``search`` with: ``given``, else the one named in its stored record."""
+    name = given or getattr(search, "objective_name", None)
+    if not name:
+        raise UsageError(f"{search.name!r}: the store does not name its objective; add --objective FUNC")
+    return resolve_objective(name, namespace)
+
+
+def _resume(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+    import hpnb
+
+    existing = live.find(args.name, _store_path(args))
+    if existing is not None and existing.state == "RUNNING":
+        raise UsageError(f"{args.name!r} is already running in this kernel")
+    stored = hpnb.load(args.name, store=args.store)  # type: ignore[attr-defined]
+    objective = stored_objective(stored, args.objective, shell.user_ns)
+    search = hpnb.resume(args.name, objective, store=args.store)  # type: ignore[attr-defined]
+    live.register(search)
+    out = check_variable_name(args.out) if args.out else variable_name(search.name)
+    shell.user_ns[out] = search
+    live.display_search(search, wait=args.wait, announce=f"{search.name!r} resumed: handle in {out!r}")
+    return None
+
+
+def _extend(args: argparse.Namespace, shell: InteractiveShell) -> None:
+    import hpnb
+
+    if args.n < 1:
+        raise UsageError(f"extend: N must be a positive number of trials (got {args.n})")
+    search = live.find(args.name, _store_path(args))
+    if search is None or search.state != "RUNNING":
+        stored = hpnb.load(args.name, store=args.store)  # type: ignore[attr-defined]
+        if stored.state == "RUNNING":
+            raise UsageError(f"{args.name!r} is driven by another process; extend it there")
+        objective = stored_objective(stored, args.objective, shell.user_ns)
+        search = hpnb.resume(args.name, objective, store=args.store)  # type: ignore[attr-defined]
+        live.register(search)
+        shell.user_ns[variable_name(search.name)] = search
+    search.extend(args.n)
+    print(f"{args.name!r}: budget extended by {args.n} trials")
+
+
+def _export(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+    import hpnb
+
+    frame = hpnb.load(args.name, store=args.store).results  # type: ignore[attr-defined]
+    if args.output is None:
+        return frame
+    output = Path(args.output).expanduser()
+    fmt = args.format or output.suffix.lstrip(".").lower()
+    if fmt not in EXPORT_FORMATS:
+        raise UsageError(f"export: cannot tell the format of {str(output)!r}; add --format csv|json|parquet")
+    if fmt == "csv":
+        frame.to_csv(output, index=False)
+    elif fmt == "json":
+        frame.to_json(output, orient="records", indent=1)
+    else:
+        frame.to_parquet(output, index=False)
+    print(f"{args.name!r}: {len(frame)} rows written to {output}")
+    return None
+
+
+_HANDLERS = {
+    "list": _list,
+    "show": _show,
+    "stop": _stop,
+    "resume": _resume,
+    "extend": _extend,
+    "export": _export,
+}
