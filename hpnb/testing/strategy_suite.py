@@ -1,0 +1,277 @@
+"""The behaviour every search strategy shares, as a pytest suite.
+
+Subclass :class:`StrategySuite` in a test module (the name must start with
+``Test``) and set ``strategy`` to the registered name; pytest then runs every
+check below against it.
+
+Example:
+    >>> class TestRandom(StrategySuite):
+    ...     strategy = "random"
+    >>> TestRandom().make(mixed_space(), seed=0).name
+    'random'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+
+from hpnb.core.errors import SpecError
+from hpnb.core.space import (
+    CategoricalParameter,
+    FixedParameter,
+    FloatParameter,
+    IntParameter,
+    SearchSpace,
+)
+from hpnb.core.strategies import STRATEGIES, strategy_class
+from hpnb.core.strategies.base import Strategy
+from hpnb.core.trial import Suggestion, TrialState
+
+Objective = Callable[[dict[str, Any]], float]
+
+
+def mixed_space() -> SearchSpace:
+    """A space with every kind of parameter, continuous ones included."""
+    return SearchSpace((
+        FloatParameter("u", low=-1.0, high=2.0),
+        FloatParameter("u_step", low=0.0, high=1.0, step=0.25),
+        FloatParameter("lr", "logUniform", low=1e-5, high=1e-1),
+        FloatParameter("wd", "logUniform", low=0.001, high=0.1, step=0.001),
+        FloatParameter("dropout", "normal", mu=0.3, sigma=0.1),
+        FloatParameter("clip", "normal", mu=1.0, sigma=0.5, low=0.0, high=2.0, step=0.1),
+        FloatParameter("scale", "logNormal", mu=0.0, sigma=1.0),
+        IntParameter("layers", 1, 4),
+        IntParameter("units", 16, 256, log=True),
+        IntParameter("batch", 8, 64, step=8, log=True),
+        CategoricalParameter("optimizer", ("sgd", "adam", 3, 0.5, False)),
+        FixedParameter("epochs", 10),
+    ))
+
+
+def stepped_space() -> SearchSpace:
+    """A small space where every parameter has finitely many values (36 grid points)."""
+    return SearchSpace((
+        FloatParameter("momentum", low=0.8, high=0.9, step=0.05),
+        FloatParameter("wd", "logUniform", low=0.01, high=0.02, step=0.01),
+        IntParameter("layers", 1, 3),
+        CategoricalParameter("optimizer", ("sgd", "adam")),
+        FixedParameter("epochs", 10),
+    ))
+
+
+def _toy_objective(config: dict[str, Any]) -> float:
+    numbers = [float(v) for v in config.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return float(sum(math.sin(3.0 * v) for v in numbers))
+
+
+def drive(strategy: Strategy, trials: int, rng: np.random.Generator, *, batch: int = 4,
+          objective: Objective = _toy_objective, first_id: int = 0,
+          pending: list[tuple[int, dict[str, Any]]] | None = None) -> list[Suggestion | None]:
+    """Use ``strategy`` the way a parallel runner does, with awkward results.
+
+    Suggests ``batch`` trials at a time, then observes all but one of the pending
+    trials in a shuffled order: some fail (None or NaN), some are early-stopped
+    (after intermediate reports), the rest complete. ``pending`` (modified in
+    place) carries trials still running across calls. Returns every suggestion.
+    """
+    pending = [] if pending is None else pending
+    out: list[Suggestion | None] = []
+    trial_id = first_id
+    while len(out) < trials:
+        for _ in range(min(batch, trials - len(out))):
+            suggestion = strategy.suggest(trial_id)
+            out.append(suggestion)
+            if suggestion is not None:
+                pending.append((trial_id, suggestion.params))
+            trial_id += 1
+        order = rng.permutation(len(pending))
+        finished = [pending[i] for i in order[:-1]]
+        pending[:] = [pending[order[-1]]] if len(order) else []
+        for tid, params in finished:
+            _observe(strategy, tid, params, float(rng.random()), objective)
+    return out
+
+
+def _observe(strategy: Strategy, tid: int, params: dict[str, Any], luck: float,
+             objective: Objective) -> None:
+    value = objective(params)
+    if luck < 0.1:
+        strategy.observe(tid, None, TrialState.FAILED)
+    elif luck < 0.15:
+        strategy.observe(tid, float("nan"))
+    elif luck < 0.3:
+        strategy.report(tid, 0, value + 1.0)
+        strategy.report(tid, 1, value + 0.5)
+        strategy.observe(tid, value + 0.5, TrialState.STOPPED)
+    else:
+        strategy.report(tid, 0, value + 1.0)
+        strategy.observe(tid, value)
+
+
+def _params(suggestions: list[Suggestion | None]) -> list[dict[str, Any] | None]:
+    return [None if s is None else s.params for s in suggestions]
+
+
+class StrategySuite:
+    """Checks every strategy must pass; subclasses set ``strategy`` and optionally more."""
+
+    #: the registered name of the strategy under test.
+    strategy: ClassVar[str] = ""
+    #: options passed to every instance.
+    strategy_options: ClassVar[dict[str, Any]] = {}
+    #: the strategy needs every parameter to have finitely many values (grid, range).
+    finite_only: ClassVar[bool] = False
+    #: the sequence depends on the seed (false for fixed, grid, range).
+    seeded: ClassVar[bool] = True
+    #: the strategy learns from results, so it should approach a simple optimum.
+    optimises: ClassVar[bool] = False
+    #: how many trials most checks run.
+    trials: ClassVar[int] = 40
+
+    def make(self, space: SearchSpace, **kwargs: Any) -> Strategy:
+        options = {**self.strategy_options, **kwargs}
+        return strategy_class(self.strategy)(space, **options)
+
+    def spaces(self) -> list[SearchSpace]:
+        return [stepped_space()] if self.finite_only else [stepped_space(), mixed_space()]
+
+    def space(self) -> SearchSpace:
+        return self.spaces()[-1]
+
+    # -- identity and options ----------------------------------------------------
+    def test_registered_under_its_name(self) -> None:
+        cls = strategy_class(self.strategy)
+        assert self.strategy in STRATEGIES
+        assert cls.name == self.strategy
+        assert all(isinstance(option, str) for option in cls.options)
+
+    def test_unknown_option_is_refused_with_its_path(self) -> None:
+        with pytest.raises(SpecError) as info:
+            self.make(self.space(), seed=0, no_such_option=1)
+        assert info.value.path == "strategy.no_such_option"
+
+    # -- suggestions ----------------------------------------------------------------
+    def test_suggestions_lie_in_the_space(self) -> None:
+        for space in self.spaces():
+            strategy = self.make(space, seed=1)
+            suggestions = drive(strategy, self.trials, np.random.default_rng(0))
+            made = [s for s in suggestions if s is not None]
+            assert made, "no suggestion at all"
+            for s in made:
+                assert space.contains(s.params), s.params
+
+    def test_survives_only_failures(self) -> None:
+        space = self.space()
+        strategy = self.make(space, seed=2)
+        for tid in range(self.trials):
+            suggestion = strategy.suggest(tid)
+            if suggestion is None:
+                break
+            assert space.contains(suggestion.params)
+            strategy.observe(tid, None, TrialState.FAILED)
+
+    def test_many_suggestions_before_any_result(self) -> None:
+        space = self.space()
+        strategy = self.make(space, seed=3)
+        first = [strategy.suggest(tid) for tid in range(25)]
+        assert all(s is None or space.contains(s.params) for s in first)
+        for tid in reversed(range(25)):
+            strategy.observe(tid, float(tid))
+        following = strategy.suggest(25)
+        assert following is None or space.contains(following.params)
+
+    def test_observing_an_unknown_trial_is_harmless(self) -> None:
+        strategy = self.make(self.space(), seed=4)
+        strategy.observe(12345, 1.0)
+        assert strategy.suggest(0) is not None
+
+    # -- reproducibility and resuming ------------------------------------------
+    def test_same_seed_same_sequence(self) -> None:
+        runs = [_params(drive(self.make(self.space(), seed=7), self.trials, np.random.default_rng(1)))
+                for _ in range(2)]
+        assert runs[0] == runs[1]
+
+    def test_different_seeds_differ(self) -> None:
+        if not self.seeded:
+            pytest.skip(f"{self.strategy} does not depend on the seed")
+        a = _params(drive(self.make(self.space(), seed=7), 10, np.random.default_rng(1)))
+        b = _params(drive(self.make(self.space(), seed=8), 10, np.random.default_rng(1)))
+        assert a != b
+
+    def test_resume_from_state_dict_continues_the_same_sequence(self) -> None:
+        space = self.space()
+        original = self.make(space, seed=11)
+        pending: list[tuple[int, dict[str, Any]]] = []
+        drive(original, 16, np.random.default_rng(2), pending=pending)
+        assert pending, "the snapshot should hold a trial still running"
+        state = json.loads(json.dumps(original.state_dict(), allow_nan=False))
+        resumed = self.make(space, seed=999)
+        resumed.load_state_dict(state)
+        pending_copy = list(pending)
+        ahead = drive(original, 16, np.random.default_rng(3), first_id=16, pending=pending)
+        again = drive(resumed, 16, np.random.default_rng(3), first_id=16, pending=pending_copy)
+        assert _params(again) == _params(ahead)
+
+    # -- limits -----------------------------------------------------------------------
+    def test_max_trials_is_respected(self) -> None:
+        strategy = self.make(self.space(), seed=5)
+        limit = strategy.max_trials()
+        if limit is None:
+            assert all(strategy.suggest(tid) is not None for tid in range(self.trials))
+            return
+        made = [strategy.suggest(tid) for tid in range(limit)]
+        assert all(s is not None for s in made)
+        assert strategy.suggest(limit) is None
+        assert strategy.suggest(limit + 1) is None
+
+    def test_space_of_fixed_values_gives_that_configuration(self) -> None:
+        space = SearchSpace((FixedParameter("batch", 64), FixedParameter("optimizer", "adam")))
+        try:
+            strategy = self.make(space, seed=6)
+        except SpecError as error:  # a sweep needs something to sweep
+            assert error.path.startswith("parameters")
+            return
+        first = strategy.suggest(0)
+        assert first is not None and first.params == {"batch": 64, "optimizer": "adam"}
+        assert strategy.max_trials() == 1
+        assert strategy.suggest(1) is None
+
+    # -- optimisation ------------------------------------------------------------------
+    @staticmethod
+    def _quadratic_run(strategy: Strategy, sign: float, trials: int = 60) -> list[float]:
+        """Distances to the optimum (0.3, 0.6) of every suggestion on a 2-D quadratic."""
+        distances = []
+        for tid in range(trials):
+            suggestion = strategy.suggest(tid)
+            assert suggestion is not None
+            d = math.hypot(suggestion.params["x"] - 0.3, suggestion.params["y"] - 0.6)
+            strategy.observe(tid, sign * d * d)
+            distances.append(d)
+        return distances
+
+    @staticmethod
+    def _square() -> SearchSpace:
+        return SearchSpace((FloatParameter("x", low=0.0, high=1.0), FloatParameter("y", low=0.0, high=1.0)))
+
+    def test_max_mode_on_the_negated_objective_mirrors_min_mode(self) -> None:
+        if not self.optimises:
+            pytest.skip(f"{self.strategy} does not learn from results")
+        minimising = self.make(self._square(), seed=0, mode="min", budget=60)
+        maximising = self.make(self._square(), seed=0, mode="max", budget=60)
+        assert self._quadratic_run(minimising, 1.0, 30) == self._quadratic_run(maximising, -1.0, 30)
+
+    @pytest.mark.parametrize("mode", ["min", "max"])
+    def test_approaches_the_optimum_in_either_mode(self, mode: str) -> None:
+        if not self.optimises:
+            pytest.skip(f"{self.strategy} does not learn from results")
+        strategy = self.make(self._square(), seed=0, mode=mode, budget=60)
+        late = self._quadratic_run(strategy, 1.0 if mode == "min" else -1.0)[40:]
+        # Uniform draws lie 0.4 from (0.3, 0.6) on average (a median of at least 0.36 over
+        # ten seeds); a strategy going the wrong way would be further still.
+        assert float(np.median(late)) < 0.3, late

@@ -1,0 +1,10 @@
+"""The fixed strategy: the shared suite and its own behaviour."""
+
+from __future__ import annotations
+
+from hpnb.testing import StrategySuite
+
+
+class TestFixedSuite(StrategySuite):
+    strategy = "fixed"
+    seeded = False

@@ -1,0 +1,9 @@
+"""The random strategy: the shared suite and its own behaviour."""
+
+from __future__ import annotations
+
+from hpnb.testing import StrategySuite
+
+
+class TestRandomSuite(StrategySuite):
+    strategy = "random"

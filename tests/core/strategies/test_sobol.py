@@ -1,0 +1,9 @@
+"""The sobol strategy: the shared suite and its own behaviour."""
+
+from __future__ import annotations
+
+from hpnb.testing import StrategySuite
+
+
+class TestSobolSuite(StrategySuite):
+    strategy = "sobol"
