@@ -60,9 +60,9 @@ class Resources:
         return None if quantity is None else quantity.value
 
     def describe(self) -> str:
-        """A one-line summary, e.g. ``local, 4 workers x 1 thread, limits cpu=2 memory=4Gi``."""
-        workers = "workers: cluster default" if self.workers is None else f"{self.workers} workers"
-        parts = [self.cluster, f"{workers} x {self.threads_per_worker} thread(s)"]
+        """A one-line summary, e.g. ``local, 4 worker(s), 1 thread(s) each, limits cpu=2 memory=4Gi``."""
+        workers = "default number of workers" if self.workers is None else f"{self.workers} worker(s)"
+        parts = [self.cluster, f"{workers}, {self.threads_per_worker} thread(s) each"]
         for title, amounts in (("requests", self.requests), ("limits", self.limits)):
             if amounts:
                 parts.append(title + " " + " ".join(f"{k}={q.raw}" for k, q in amounts.items()))

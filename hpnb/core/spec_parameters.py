@@ -140,7 +140,7 @@ def _flatten(data: Mapping[str, Any], path: str) -> dict[str, Any]:
         if first in flat and second in flat:
             raise SpecError(f"{path}.{second}", f"give either {first} or {second}, not both",
                             value=flat[second])
-    for alias, key in (("parameterType", "type"), ("list", "values"), ("mean", "mu"), ("std", "sigma")):
+    for alias, key in (("list", "values"), ("mean", "mu"), ("std", "sigma")):
         if alias in flat:
             flat[key] = flat.pop(alias)
     if "range" in flat:
@@ -156,8 +156,9 @@ def _flatten(data: Mapping[str, Any], path: str) -> dict[str, Any]:
 
 
 def _infer_kind(flat: Mapping[str, Any], path: str) -> str:
-    if "type" in flat:
-        return TYPES[choose(flat["type"], f"{path}.type", TYPES, "parameter type")]
+    for key in ("type", "parameterType"):
+        if key in flat:
+            return TYPES[choose(flat[key], f"{path}.{key}", TYPES, "parameter type")]
     if "values" in flat:
         return "categorical"
     if "value" in flat:
@@ -176,7 +177,7 @@ def _infer_kind(flat: Mapping[str, Any], path: str) -> str:
 def _from_mapping(name: str, flat: dict[str, Any], path: str) -> Parameter:
     kind = _infer_kind(flat, path)
     for key in flat:
-        if key != "type" and key not in TYPE_KEYS[kind]:
+        if key not in ("type", "parameterType") and key not in TYPE_KEYS[kind]:
             raise SpecError(f"{path}.{key}", f"is not used by a {kind} parameter", value=flat[key],
                             allowed=", ".join(TYPE_KEYS[kind]))
     if kind == "fixed":

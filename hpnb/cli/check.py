@@ -1,0 +1,113 @@
+"""``hpnb check SPEC.yaml``: validate a spec file and print the plan, starting nothing.
+
+Exit status 0 when the spec is valid, 2 when it is not (the error is printed
+without a traceback) or the file cannot be read.
+
+Example:
+    >>> from hpnb.cli import main
+    >>> main(["check", "examples/mlp.yaml"])  # doctest: +SKIP
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from hpnb.core.errors import HpnbError
+from hpnb.core.space import SearchSpace
+from hpnb.core.spec import ExperimentSpec, parse_spec
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``check`` on the ``hpnb`` command line."""
+    parser = subparsers.add_parser("check", help="validate a search spec and print its plan",
+                                   description="Validate a search spec (YAML) and print what it would run.")
+    parser.add_argument("spec", metavar="SPEC.yaml", help="the spec file ('-' reads standard input)")
+    parser.add_argument("--cluster", action="store_true",
+                        help="also print the cluster the spec asks for (the Kubernetes manifest when "
+                             "cluster: kubernetes)")
+    parser.add_argument("--trials", type=int, help="override trials")
+    parser.add_argument("--parallel", type=int, help="override parallel")
+    parser.add_argument("--strategy", help="override the strategy name")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def _read(path: str) -> str | None:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        print(f"hpnb check: no such file: {path}", file=sys.stderr)
+    except IsADirectoryError:
+        print(f"hpnb check: {path} is a directory, not a spec file", file=sys.stderr)
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"hpnb check: cannot read {path}: {err}", file=sys.stderr)
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate ``args.spec``; print the plan (exit 0) or the error (exit 2)."""
+    text = _read(args.spec)
+    if text is None:
+        return 2
+    overrides = {"trials": args.trials, "parallel": args.parallel, "strategy": args.strategy}
+    try:
+        spec = parse_spec(text, overrides=overrides)
+    except HpnbError as err:
+        print(f"hpnb check: {args.spec}: {err}", file=sys.stderr)
+        return 2
+    print_plan(spec, sys.stdout)
+    if args.cluster:
+        print_cluster(spec, sys.stdout)
+    return 0
+
+
+def _grid_size(space: SearchSpace) -> int | None:
+    return None if any(p.grid_size() is None for p in space) else space.grid_size()
+
+
+def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
+    """Write a human summary of ``spec``: parameters, strategy, budget, stopping, resources."""
+    out.write(f"spec is valid{f': {spec.name}' if spec.name else ''}\n")
+    out.write(f"metric:         {spec.metric} ({'minimise' if spec.mode == 'min' else 'maximise'})\n")
+    out.write(f"strategy:       {spec.strategy.describe()}\n")
+    seed = "none (a fresh seed is recorded)" if spec.seed is None else str(spec.seed)
+    out.write(f"trials:         {spec.trials}\n")
+    parallel = "one per worker slot of the cluster" if spec.parallel is None else str(spec.parallel)
+    out.write(f"parallel:       {parallel}\n")
+    out.write(f"seed:           {seed}\n")
+    grid = _grid_size(spec.space)
+    if grid is not None:
+        out.write(f"grid size:      {grid:,} configuration(s)\n")
+    out.write(f"parameters:     {len(spec.space)} ({spec.space.dimension} varying)\n")
+    width = max((len(p.name) for p in spec.space), default=0)
+    for parameter in spec.space:
+        out.write(f"  {parameter.name:<{width}}  {parameter.describe()}\n")
+    out.write(f"early stopping: {spec.early_stopping.describe()}\n")
+    out.write(f"failures:       stop after {spec.max_failures} failed trial(s); "
+              f"{spec.retries} retr{'y' if spec.retries == 1 else 'ies'} per trial\n")
+    out.write(f"resources:      {spec.resources.describe()}\n")
+
+
+def print_cluster(spec: ExperimentSpec, out: TextIO) -> None:
+    """Write the cluster the spec asks for; the pod manifest when it is a Kubernetes one."""
+    resources = spec.resources
+    out.write(f"cluster:        {resources.cluster}\n")
+    if resources.kubernetes:
+        for key, value in resources.kubernetes.items():
+            out.write(f"  {key}: {value}\n")
+    if resources.cluster != "kubernetes":
+        return
+    try:
+        kubernetes = importlib.import_module("hpnb.cluster.kubernetes")
+        manifest_yaml = kubernetes.manifest_yaml
+    except (ImportError, AttributeError):
+        out.write("(the Kubernetes manifest is not available in this installation)\n")
+        return
+    out.write(manifest_yaml(resources, spec.name or "hpnb"))
