@@ -7,16 +7,44 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.trial import TrialState
+from hpnb.runner.trial_context import TrialStopped, load_checkpoint, report
 
 __version__ = "0.1.0"
 
-__all__ = ["HpnbError", "SpecError", "TrialState", "__version__", "report"]
+#: public names imported on first use (they pull in pandas, dask, IPython).
+_LAZY = {
+    "search": "hpnb.runner.search",
+    "resume": "hpnb.runner.search",
+    "load": "hpnb.runner.search",
+    "Search": "hpnb.runner.search",
+    "parse_spec": "hpnb.core.spec",
+    "ExperimentSpec": "hpnb.core.spec",
+}
+
+__all__ = [
+    "ExperimentSpec",
+    "HpnbError",
+    "Search",
+    "SpecError",
+    "TrialState",
+    "TrialStopped",
+    "__version__",
+    "load",
+    "load_checkpoint",
+    "parse_spec",
+    "report",
+    "resume",
+    "search",
+]
 
 
-def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> None:
-    """Report metrics of the running trial (a no-op outside a search)."""
-    return None
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hpnb' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,1 @@
+"""The driver side of hpnb: runs trials on an executor, streams results into the store."""

@@ -1,0 +1,339 @@
+"""The driver loop: ask -> submit -> results -> decide -> store -> listeners.
+
+One driver thread owns a search: it is the only writer of the experiment's
+rows in the store, the only caller of the strategy, the scheduler and the
+executor. Everything else (executor callbacks, user commands) reaches it as a
+message on its queue, so no lock guards the search state.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hpnb.core.schedulers.base import Decision, Scheduler
+from hpnb.core.spec import ExperimentSpec
+from hpnb.core.store import Store
+from hpnb.core.strategies.base import Strategy
+from hpnb.core.trial import TrialState
+from hpnb.runner.checkpoints import CheckpointFiles
+from hpnb.runner.executor import AttemptDone, Executor, ResultBatch
+from hpnb.runner.objective import TrialTask, target_problem
+from hpnb.runner.recovery import Recovered
+from hpnb.runner.store_writer import StoreWriter
+from hpnb.runner.trial_runtime import TrialRuntime, finite
+
+log = logging.getLogger("hpnb")
+
+#: seconds a stop request may go unanswered before the attempt is cancelled.
+STOP_GRACE = 3.0
+#: seconds to wait for report batches still in flight when an attempt returns.
+LATE_BATCH_GRACE = 5.0
+#: how often (seconds) the driver looks for a stop flag set in the store by another process.
+STORE_STOP_POLL = 0.5
+
+
+@dataclass(frozen=True)
+class Command:
+    """A user action for the driver: stop, stop_trial, extend, parallel."""
+
+    kind: str
+    value: int | None = None
+
+
+@dataclass
+class DriverState:
+    """What the handle reads while the driver runs (plain values, swapped atomically)."""
+
+    state: str = "RUNNING"
+    budget: int = 0
+    parallel: int = 1
+    started: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    message: str | None = None
+
+
+class Driver(threading.Thread):
+    """Runs one search to its end in a background thread."""
+
+    def __init__(self, *, objective: Callable[..., Any], spec: ExperimentSpec, experiment_id: int,
+                 name: str, store: Store, executor: Executor, strategy: Strategy, scheduler: Scheduler,
+                 recovered: Recovered, budget: int, parallel: int | None,
+                 on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None
+                 ) -> None:
+        super().__init__(name=f"hpnb-driver-{name}", daemon=True)
+        self.objective, self.spec, self.name = objective, spec, name
+        self.experiment_id, self.store, self.executor = experiment_id, store, executor
+        self.strategy, self.scheduler = strategy, scheduler
+        self.inbox: queue.Queue[Any] = queue.Queue()
+        self.executor.sink = self.inbox.put
+        self.writer = StoreWriter(store, experiment_id, strategy, scheduler, on_change)
+        self.checkpoints = CheckpointFiles(store.path.parent / "checkpoints", experiment_id)
+        self.on_end = on_end
+        self.running: dict[int, TrialRuntime] = {}
+        self.waiting: dict[int, tuple[AttemptDone, float]] = {}
+        self.requeue: list[TrialRuntime] = list(recovered.requeue)
+        self.next_id = recovered.next_id
+        self.public = DriverState(budget=budget, parallel=parallel or executor.capacity(),
+                                  started=recovered.started, counts=dict(recovered.counts))
+        self.writer.last_suggested = recovered.last_suggested
+        self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
+        self.stopping: str | None = None
+        self.exhausted = False
+        self.failures_in_row = 0
+        self.first_failure: str | None = None
+
+    # -- the loop ----------------------------------------------------------------------
+    def run(self) -> None:
+        final, message = "COMPLETED", None
+        try:
+            self.writer.experiment(state="RUNNING", budget=self.public.budget, parallel=self.public.parallel)
+            next_store_poll = 0.0
+            while True:
+                self._fill_slots()
+                if self._done():
+                    break
+                self._handle(self._next_message())
+                self._drain()
+                self._expire()
+                if time.monotonic() >= next_store_poll:
+                    next_store_poll = time.monotonic() + STORE_STOP_POLL
+                    self._poll_store_stop()
+                self.writer.flush_if_due()
+            final, message = self._final_state()
+        except Exception as exc:  # a bug or a broken store: record it rather than die silently
+            log.exception("hpnb search %s failed", self.name)
+            final, message = "FAILED", f"the driver failed: {type(exc).__name__}: {exc}"
+        finally:
+            self._finish(final, message)
+
+    def _next_message(self) -> Any:
+        try:
+            return self.inbox.get(timeout=0.05)
+        except queue.Empty:
+            return None
+
+    def _drain(self) -> None:
+        for _ in range(10_000):
+            try:
+                self._handle(self.inbox.get_nowait())
+            except queue.Empty:
+                return
+
+    def _handle(self, message: Any) -> None:
+        if message is None:
+            return
+        if isinstance(message, ResultBatch):
+            self._on_batch(message)
+        elif isinstance(message, AttemptDone):
+            self._on_done(message)
+        elif isinstance(message, Command):
+            self._on_command(message)
+
+    def _done(self) -> bool:
+        if self.running:
+            return False
+        if self.stopping:
+            return True
+        return self.exhausted or (not self.requeue and self.public.started >= self.public.budget)
+
+    # -- starting trials --------------------------------------------------------------
+    def _fill_slots(self) -> None:
+        while not self.stopping and len(self.running) < self.public.parallel:
+            if self.requeue:
+                self._submit(self.requeue.pop(0))
+                continue
+            if self.exhausted or self.public.started >= self.public.budget:
+                return
+            suggestion = self.strategy.suggest(self.next_id)
+            if suggestion is None:
+                self.exhausted = True
+                return
+            runtime = TrialRuntime(self.next_id, dict(suggestion.params), parent=suggestion.parent)
+            self.writer.last_suggested = self.next_id
+            self.writer.pending_ids.add(self.next_id)
+            self.next_id += 1
+            self.public.started += 1
+            self.writer.add_trial(runtime)
+            self._submit(runtime)
+
+    def _submit(self, runtime: TrialRuntime) -> None:
+        runtime.start = time.time() if runtime.attempt == 0 else runtime.start
+        self.running[runtime.trial_id] = runtime
+        self._count(TrialState.RUNNING, +1)
+        self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, retries=runtime.retries)
+        task = TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
+                         runtime.checkpoint)
+        self.executor.submit(self.objective, task)
+
+    # -- results ----------------------------------------------------------------------
+    def _on_batch(self, batch: ResultBatch) -> None:
+        runtime = self.running.get(batch.trial_id)
+        if runtime is None or batch.attempt != runtime.attempt:
+            return  # a stale attempt (lost, or cancelled after a stop request)
+        rows, blob = runtime.accept(batch.rows, self.spec.metric, self.spec.mode)
+        if blob is not None:
+            runtime.checkpoint = blob
+            step = runtime.last_step
+            self.writer.checkpoint(runtime.trial_id, step, self.checkpoints.write(runtime.trial_id, blob))
+        self.writer.results(rows)
+        self.writer.trial(runtime.trial_id, last_step=runtime.last_step, best=runtime.best_value,
+                          value=runtime.last_value)
+        for row in rows:
+            if row.value is not None and runtime.stop_reason is None:
+                step = row.step if row.step is not None else row.seq
+                self.strategy.report(runtime.trial_id, step, row.value)
+                if self.scheduler.on_result(runtime.trial_id, step, row.value) is Decision.STOP:
+                    self._request_stop(runtime, f"early stopping ({self.scheduler.name}) at step {step}")
+
+    def _request_stop(self, runtime: TrialRuntime, reason: str) -> None:
+        if runtime.stop_reason is None:
+            runtime.stop_reason = reason
+            runtime.stop_sent_at = time.monotonic()
+            self.executor.stop(runtime.trial_id, runtime.attempt)
+
+    def _on_done(self, done: AttemptDone) -> None:
+        runtime = self.running.get(done.trial_id)
+        if runtime is None or done.attempt != runtime.attempt:
+            return
+        if self._batches_missing(runtime, done):
+            # the attempt returned before its last report batches arrived: give them a moment
+            self.waiting[done.trial_id] = (done, time.monotonic() + LATE_BATCH_GRACE)
+            return
+        self._settle(runtime, done)
+
+    @staticmethod
+    def _batches_missing(runtime: TrialRuntime, done: AttemptDone) -> bool:
+        return done.outcome is not None and runtime.received_seq < int(done.outcome.get("last_seq", 0))
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for trial_id, (done, deadline) in list(self.waiting.items()):
+            runtime = self.running[trial_id]
+            if not self._batches_missing(runtime, done) or now >= deadline:
+                del self.waiting[trial_id]
+                self._settle(runtime, done)
+        for runtime in list(self.running.values()):
+            if runtime.stop_sent_at is not None and now - runtime.stop_sent_at > STOP_GRACE:
+                runtime.stop_sent_at = None
+                self.executor.cancel(runtime.trial_id, runtime.attempt)
+
+    def _settle(self, runtime: TrialRuntime, done: AttemptDone) -> None:
+        """Turn an ended attempt into a final trial state, or a retry."""
+        if done.outcome is None:
+            if runtime.stop_reason is not None:
+                self._end(runtime, TrialState.STOPPED, runtime.metrics, None, done.worker)
+            elif runtime.retries < self.spec.retries and not self.stopping:
+                self._retry(runtime, done.reason or "lost")
+            else:
+                self._end(runtime, TrialState.FAILED, runtime.metrics,
+                          f"{done.reason} (after {runtime.retries} retries)", done.worker)
+            return
+        outcome = done.outcome
+        metrics = {**runtime.metrics, **outcome.get("metrics", {})}
+        status = outcome.get("status")
+        if status == "stopped" or (status == "ok" and runtime.stop_reason is not None):
+            self._end(runtime, TrialState.STOPPED, metrics, None, done.worker)
+        elif status == "failed":
+            self._end(runtime, TrialState.FAILED, metrics, outcome.get("error"), done.worker)
+        else:
+            problem = target_problem(metrics, self.spec.metric)
+            state = TrialState.FAILED if problem else TrialState.COMPLETED
+            self._end(runtime, state, metrics, problem, done.worker)
+
+    def _retry(self, runtime: TrialRuntime, reason: str) -> None:
+        del self.running[runtime.trial_id]
+        self._count(TrialState.RUNNING, -1)
+        runtime.retries += 1
+        runtime.new_attempt()
+        self.writer.event("retry", {"trial": runtime.trial_id, "reason": reason, "attempt": runtime.attempt,
+                                    "from_step": runtime.last_stored_step if runtime.checkpoint else None})
+        self.requeue.insert(0, runtime)
+
+    def _end(self, runtime: TrialRuntime, state: TrialState, metrics: dict[str, Any], error: str | None,
+             worker: str | None) -> None:
+        self.running.pop(runtime.trial_id, None)
+        self._count(TrialState.RUNNING, -1)
+        self._count(state, +1)
+        value = finite(metrics.get(self.spec.metric))
+        if state is TrialState.STOPPED and value is None:
+            value = runtime.last_value
+        if value is not None and state is not TrialState.FAILED:
+            runtime.best_value = value if runtime.best_value is None else (
+                min(runtime.best_value, value) if self.spec.mode == "min" else max(runtime.best_value, value))
+        self.writer.trial(runtime.trial_id, state=state.value, end=time.time(), worker=worker, error=error,
+                          metrics=metrics, value=value, best=runtime.best_value, last_step=runtime.last_step,
+                          retries=runtime.retries, stop_reason=runtime.stop_reason)
+        self.strategy.observe(runtime.trial_id, value if state is not TrialState.FAILED else None, state)
+        self.writer.pending_ids.discard(runtime.trial_id)
+        self.scheduler.on_trial_end(runtime.trial_id, state)
+        self.writer.strategy_dirty = True
+        self._track_failures(state, error)
+
+    def _track_failures(self, state: TrialState, error: str | None) -> None:
+        if state is not TrialState.FAILED:
+            self.failures_in_row = 0
+            return
+        self.failures_in_row += 1
+        self.first_failure = self.first_failure or error
+        if self.failures_in_row >= self.spec.max_failures and not self.stopping:
+            self._stop_all(f"{self.failures_in_row} trials failed in a row; the first error was:\n"
+                           f"{self.first_failure}", final="FAILED")
+
+    # -- commands -----------------------------------------------------------------------
+    def _on_command(self, command: Command) -> None:
+        if command.kind == "stop":
+            self._stop_all("stopped by the user")
+        elif command.kind == "stop_trial" and command.value in self.running:
+            self._request_stop(self.running[command.value], "stopped by the user")
+        elif command.kind == "extend" and command.value:
+            self.public.budget += command.value
+            self.exhausted = False if self.strategy.max_trials() is None else self.exhausted
+            self.writer.experiment(budget=self.public.budget)
+        elif command.kind == "parallel" and command.value:
+            self.public.parallel = command.value
+            self.writer.experiment(parallel=command.value)
+        else:
+            return
+        self.writer.event(command.kind, {"value": command.value})
+
+    def _stop_all(self, reason: str, final: str = "STOPPED") -> None:
+        self.stopping = final
+        self.public.message = reason
+        for runtime in list(self.running.values()):
+            self._request_stop(runtime, reason)
+
+    def _poll_store_stop(self) -> None:
+        record = self.store.find_experiment(self.name)
+        if record is not None and record.stop_requested and not self.stopping:
+            self.store.clear_stop(self.experiment_id)
+            self._stop_all("stop requested from outside the kernel")
+            self.writer.event("stop", {"source": "store"})
+
+    # -- the end ------------------------------------------------------------------------
+    def _final_state(self) -> tuple[str, str | None]:
+        if self.stopping:
+            return self.stopping, self.public.message
+        return "COMPLETED", None
+
+    def _finish(self, state: str, message: str | None) -> None:
+        self.public.state = state
+        self.public.message = message
+        try:
+            self.writer.experiment(state=state, message=message)
+            self.writer.flush()
+        except Exception:
+            log.exception("hpnb could not record the end of search %s", self.name)
+        finally:
+            self.executor.close()
+            self.on_end()
+
+    def _count(self, state: TrialState, delta: int) -> None:
+        counts = dict(self.public.counts)
+        counts[state.value] = counts.get(state.value, 0) + delta
+        self.public.counts = counts

@@ -1,0 +1,335 @@
+"""The ``Search`` handle and the functions that start, resume and open searches.
+
+Example:
+    >>> import hpnb
+    >>> def train(x):
+    ...     return {"loss": (x - 0.3) ** 2}
+    >>> search = hpnb.search(train, metric="loss", mode="min", strategy="random", trials=8,
+    ...                      parameters={"x": {"min": 0.0, "max": 1.0}})  # doctest: +SKIP
+    >>> search.wait().best["params"]  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from hpnb.core.errors import HpnbError
+from hpnb.core.schedulers import scheduler_class
+from hpnb.core.schedulers.base import Scheduler
+from hpnb.core.spec import ExperimentSpec, parse_spec
+from hpnb.core.store import ExperimentRecord, Store
+from hpnb.core.strategies import strategy_class
+from hpnb.core.strategies.base import Strategy
+from hpnb.runner.driver import Command, Driver
+from hpnb.runner.recovery import recover
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from distributed import Client
+
+StoreLike = Store | str | os.PathLike[str] | None
+
+
+class Search:
+    """A search: live when this process drives it, read-only otherwise.
+
+    Use :func:`search`, :func:`resume` or :func:`load` to get one.
+    """
+
+    def __init__(self, store: Store, record: ExperimentRecord, spec: ExperimentSpec) -> None:
+        self.store = store
+        self.name = record.name
+        self.experiment_id = record.id
+        self.spec = spec
+        self._driver: Driver | None = None
+        self._listeners: list[Callable[[], None]] = []
+        self._done = threading.Event()
+        self._objective: Callable[..., Any] | None = None
+        self._client: Client | None = None
+        self._namespace: Mapping[str, Any] | None = None
+        self._close_cluster: Callable[[], None] | None = None
+
+    def __repr__(self) -> str:
+        return f"<hpnb.Search {self.name!r} {self.state}>"
+
+    # -- state ------------------------------------------------------------------------
+    @property
+    def is_live(self) -> bool:
+        """Whether this process drives the search right now."""
+        return self._driver is not None and self._driver.is_alive()
+
+    @property
+    def record(self) -> ExperimentRecord:
+        return self.store.experiment(self.name)
+
+    @property
+    def state(self) -> str:
+        """RUNNING, COMPLETED, STOPPED, FAILED or INTERRUPTED (its driver died)."""
+        if self._driver is not None:
+            return self._driver.public.state
+        state = self.record.state
+        return "INTERRUPTED" if state == "RUNNING" and not _driver_alive(self.record) else state
+
+    @property
+    def message(self) -> str | None:
+        return self._driver.public.message if self._driver is not None else self.record.message
+
+    # -- control ----------------------------------------------------------------------
+    def wait(self, timeout: float | None = None) -> Search:
+        """Block until the search ends (or ``timeout`` seconds pass); returns self."""
+        if self._driver is not None:
+            self._driver.join(timeout)
+        return self
+
+    def stop(self) -> None:
+        """Stop the search: running trials are asked to stop, none is started."""
+        if self.is_live:
+            self._send(Command("stop"))
+        else:
+            self.store.request_stop(self.name)
+
+    def stop_trial(self, trial_id: int) -> None:
+        """Ask one running trial to stop (it is marked STOPPED)."""
+        self._require_live("stop a trial")
+        self._send(Command("stop_trial", int(trial_id)))
+
+    def extend(self, n: int) -> None:
+        """Raise the budget by ``n`` trials; a finished search starts running again."""
+        if int(n) <= 0:
+            raise HpnbError(f"extend: n must be a positive number of trials (got {n})")
+        if self.is_live:
+            self._send(Command("extend", int(n)))
+            return
+        if self._objective is None:
+            raise HpnbError(f"extend: search {self.name!r} is not running here; "
+                            "use hpnb.resume(name, objective) and then extend")
+        record = self.record
+        self.store.update_experiment(self.experiment_id, budget=record.budget + int(n))
+        self._start()
+
+    def set_parallel(self, n: int) -> None:
+        """Run at most ``n`` trials at once from now on."""
+        if int(n) <= 0:
+            raise HpnbError(f"set_parallel: n must be at least 1 (got {n})")
+        if self.is_live:
+            self._send(Command("parallel", int(n)))
+        else:
+            self.store.update_experiment(self.experiment_id, parallel=int(n))
+
+    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` (from the driver thread) after each batch of changes is stored.
+
+        Returns:
+            A function that removes the listener.
+        """
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # -- data -------------------------------------------------------------------------
+    @property
+    def results(self) -> pd.DataFrame:
+        """One row per trial: id, state, parameters, final and best metric, steps, times, worker, error."""
+        from hpnb.core import frames
+
+        return frames.results_frame(self.record, self.store.trials(self.experiment_id))
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """Every reported result, one row each (long format)."""
+        from hpnb.core import frames
+
+        return frames.history_frame(self.store.results(self.experiment_id))
+
+    @property
+    def best(self) -> dict[str, Any] | None:
+        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None."""
+        from hpnb.core import frames
+
+        trial = frames.best_trial(self.record, self.store.trials(self.experiment_id))
+        if trial is None:
+            return None
+        return {"trial_id": trial.trial_id, "params": dict(trial.params), "value": trial.value,
+                "metrics": dict(trial.metrics)}
+
+    # -- internals --------------------------------------------------------------------
+    def _send(self, command: Command) -> None:
+        assert self._driver is not None
+        self._driver.inbox.put(command)
+
+    def _require_live(self, what: str) -> None:
+        if not self.is_live:
+            raise HpnbError(f"cannot {what}: search {self.name!r} is not running in this process")
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:  # a broken display must not stop the search
+                pass
+
+    def _start(self) -> None:
+        """Start (or restart) the driver thread from what the store holds."""
+        from hpnb.cluster.connect import connect
+        from hpnb.runner.dask_executor import DaskExecutor
+
+        assert self._objective is not None
+        if self.is_live:
+            raise HpnbError(f"search {self.name!r} is already running")
+        connection = connect(self.spec.resources, self.name, self._client, self._namespace)
+        self._close_cluster = connection.close
+        record = self.record
+        strategy, scheduler = make_strategy(self.spec, record.budget), make_scheduler(self.spec)
+        recovered = recover(self.store, record, strategy, scheduler)
+        self.store.clear_stop(self.experiment_id)
+        self.store.update_experiment(self.experiment_id, driver=driver_id())
+        self._driver = Driver(
+            objective=self._objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
+            store=self.store, executor=DaskExecutor(connection.client), strategy=strategy,
+            scheduler=scheduler, recovered=recovered, budget=record.budget,
+            parallel=record.parallel or self.spec.parallel, on_change=self._notify, on_end=self._ended,
+        )
+        self._driver.start()
+
+    def _ended(self) -> None:
+        if self._close_cluster is not None:
+            self._close_cluster()
+            self._close_cluster = None
+        self._notify()
+
+
+def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
+    cls = strategy_class(spec.strategy.name)
+    return cls(spec.space, spec.mode, seed=spec.seed, budget=budget, **dict(spec.strategy.options))
+
+
+def make_scheduler(spec: ExperimentSpec) -> Scheduler:
+    cls = scheduler_class(spec.early_stopping.rule)
+    return cls(mode=spec.mode, **dict(spec.early_stopping.options))
+
+
+def driver_id() -> str:
+    """``host:pid`` of this process, stored so others can tell whether the driver still lives."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _driver_alive(record: ExperimentRecord) -> bool:
+    if not record.driver:
+        return False
+    host, _, pid = record.driver.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True  # another machine's driver: assume it lives
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def open_store(store: StoreLike, readonly: bool = False) -> Store:
+    if isinstance(store, Store):
+        return store
+    return Store(store, readonly=readonly)
+
+
+def check_picklable(objective: Callable[..., Any]) -> None:
+    """Fail before anything starts when ``objective`` cannot travel to a worker."""
+    import cloudpickle
+
+    if not callable(objective):
+        raise HpnbError(f"the objective must be a function, got {type(objective).__name__}")
+    try:
+        cloudpickle.dumps(objective)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise HpnbError(f"the objective {getattr(objective, '__name__', objective)!r} cannot be pickled "
+                        f"to run on Dask workers: {exc}. Objects it uses (open files, locks, "
+                        "database connections) should be created inside the function.") from exc
+
+
+def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | ExperimentSpec | None = None, *,
+           name: str | None = None, store: StoreLike = None, client: Client | None = None,
+           overwrite: bool = False, resume: bool = False, namespace: Mapping[str, Any] | None = None,
+           source: str | None = None, **spec_fields: Any) -> Search:
+    """Start a search in the background and return its handle at once.
+
+    Args:
+        objective: ``f(**params)`` or ``f(config)``; returns a number, a dict of metrics,
+            or nothing after ``hpnb.report``.
+        spec: YAML text, a dict, or a parsed :class:`ExperimentSpec`; ``**spec_fields``
+            are spec keys given directly (and override ``spec``'s).
+        name: the search's name in the store (default: the spec's ``name`` or the objective's).
+        store: a :class:`Store` or a path (default: ``$HPNB_HOME/hpnb.sqlite``).
+        client: run on this Dask client instead of ``resources.cluster``.
+        overwrite: replace a stored search of the same name.
+        resume: continue a stored search of the same name.
+        namespace: where ``resources.cluster: NAME`` is looked up (the notebook's).
+
+    Example:
+        >>> search = hpnb.search(train, metric="loss", trials=20,
+        ...                      parameters={"lr": {"distribution": "logUniform", "min": 1e-4, "max": 1e-1}})
+        ... # doctest: +SKIP
+    """
+    parsed = _parse(spec, spec_fields)
+    check_picklable(objective)
+    name = name or parsed.name or getattr(objective, "__name__", "search")
+    opened = open_store(store)
+    if resume and opened.find_experiment(name) is not None:
+        return _resume(opened, name, objective, client, namespace)
+    record = opened.create_experiment(
+        name, parsed.to_dict(), source=source if source is not None else (spec if isinstance(spec, str) else None),
+        metric=parsed.metric, mode=parsed.mode, strategy=parsed.strategy.name, budget=parsed.trials,
+        parallel=parsed.parallel, overwrite=overwrite,
+    )
+    handle = Search(opened, record, parsed)
+    handle._objective, handle._client, handle._namespace = objective, client, namespace
+    handle._start()
+    return handle
+
+
+def _parse(spec: str | Mapping[str, Any] | ExperimentSpec | None, fields: Mapping[str, Any]) -> ExperimentSpec:
+    if isinstance(spec, ExperimentSpec):
+        if not fields:
+            return spec
+        return parse_spec({**spec.to_dict(), **fields})
+    if spec is None:
+        return parse_spec(dict(fields))
+    return parse_spec(spec, overrides=dict(fields) or None)
+
+
+def resume(name: str, objective: Callable[..., Any], *, store: StoreLike = None, client: Client | None = None,
+           namespace: Mapping[str, Any] | None = None) -> Search:
+    """Continue a stored search: finished trials stay, interrupted ones run again.
+
+    Example:
+        >>> search = hpnb.resume("mlp-lr", train)  # doctest: +SKIP
+    """
+    check_picklable(objective)
+    return _resume(open_store(store), name, objective, client, namespace)
+
+
+def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Client | None,
+            namespace: Mapping[str, Any] | None) -> Search:
+    record = opened.experiment(name)
+    if record.state == "RUNNING" and _driver_alive(record) and record.driver != driver_id():
+        raise HpnbError(f"search {name!r} is still running in another process ({record.driver})")
+    handle = Search(opened, record, parse_spec(record.spec))
+    handle._objective, handle._client, handle._namespace = objective, client, namespace
+    handle._start()
+    return handle
+
+
+def load(name: str, *, store: StoreLike = None) -> Search:
+    """Open a stored search read-only (no driver): results, history, best, stop.
+
+    Example:
+        >>> hpnb.load("mlp-lr").results  # doctest: +SKIP
+    """
+    opened = open_store(store, readonly=True)
+    record = opened.experiment(name)
+    return Search(opened, record, parse_spec(record.spec))

@@ -1,0 +1,107 @@
+"""The driver's buffered writes to the store.
+
+Results, trial changes, events and the strategy's state are gathered and
+written every :data:`FLUSH_INTERVAL` seconds (or sooner when many results
+wait), so that the store costs the driver a few transactions a second
+however fast trials report.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hpnb.core.schedulers.base import Scheduler
+from hpnb.core.store import ResultRow, Store
+from hpnb.core.strategies.base import Strategy
+from hpnb.runner.trial_runtime import TrialRuntime
+
+FLUSH_INTERVAL = 0.1
+FLUSH_ROWS = 5_000
+#: the strategy's state is saved at most this often (seconds) while trials start and end.
+STRATEGY_SAVE_INTERVAL = 1.0
+
+
+class StoreWriter:
+    """Buffers one experiment's writes; only the driver thread calls it."""
+
+    def __init__(self, store: Store, experiment_id: int, strategy: Strategy, scheduler: Scheduler,
+                 on_change: Callable[[], None]) -> None:
+        self.store, self.experiment_id = store, experiment_id
+        self.strategy, self.scheduler = strategy, scheduler
+        self.on_change = on_change
+        self.new_trials: list[TrialRuntime] = []
+        self.trial_changes: dict[int, dict[str, Any]] = {}
+        self.rows: list[ResultRow] = []
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.checkpoints: list[tuple[int, int | None, str]] = []
+        self.experiment_changes: dict[str, Any] = {}
+        self.strategy_dirty = False
+        self.last_suggested = -1
+        #: trials suggested but not yet observed by the strategy (kept up to date by the driver).
+        self.pending_ids: set[int] = set()
+        self.next_flush = time.monotonic() + FLUSH_INTERVAL
+        self.next_strategy_save = 0.0
+
+    def add_trial(self, runtime: TrialRuntime) -> None:
+        self.new_trials.append(runtime)
+        self.strategy_dirty = True
+
+    def trial(self, trial_id: int, **fields: Any) -> None:
+        self.trial_changes.setdefault(trial_id, {}).update(fields)
+
+    def results(self, rows: list[ResultRow]) -> None:
+        self.rows.extend(rows)
+
+    def checkpoint(self, trial_id: int, step: int | None, ref: str) -> None:
+        self.checkpoints.append((trial_id, step, ref))
+
+    def event(self, kind: str, data: dict[str, Any]) -> None:
+        self.events.append((kind, data))
+
+    def experiment(self, **fields: Any) -> None:
+        self.experiment_changes.update(fields)
+
+    def flush_if_due(self) -> None:
+        if len(self.rows) >= FLUSH_ROWS or time.monotonic() >= self.next_flush:
+            self.flush()
+
+    def flush(self, force_state: bool = False) -> None:
+        """Write everything buffered, then tell the listeners."""
+        self.next_flush = time.monotonic() + FLUSH_INTERVAL
+        changed = bool(self.new_trials or self.trial_changes or self.rows or self.events
+                       or self.experiment_changes or self.checkpoints)
+        store, exp = self.store, self.experiment_id
+        for runtime in self.new_trials:
+            store.add_trial(exp, runtime.trial_id, runtime.params, parent=runtime.parent)
+        self.new_trials = []
+        if self.rows:
+            rows, self.rows = self.rows, []
+            store.add_results(exp, rows)
+        for trial_id, fields in self.trial_changes.items():
+            store.update_trial(exp, trial_id, **fields)
+        self.trial_changes = {}
+        for trial_id, step, ref in self.checkpoints:
+            store.set_checkpoint(exp, trial_id, step, ref)
+        self.checkpoints = []
+        for kind, data in self.events:
+            store.add_event(exp, kind, data)
+        self.events = []
+        self._save_experiment(force_state)
+        if changed:
+            self.on_change()
+
+    def _save_experiment(self, force_state: bool) -> None:
+        changes = dict(self.experiment_changes)
+        self.experiment_changes = {}
+        now = time.monotonic()
+        if self.strategy_dirty and (force_state or "state" in changes or now >= self.next_strategy_save):
+            self.next_strategy_save = now + STRATEGY_SAVE_INTERVAL
+            self.strategy_dirty = False
+            changes["strategy_state"] = {"strategy": self.strategy.state_dict(),
+                                         "last_suggested": self.last_suggested,
+                                         "pending": sorted(self.pending_ids)}
+            changes["scheduler_state"] = self.scheduler.state_dict()
+        if changes:
+            self.store.update_experiment(self.experiment_id, **changes)

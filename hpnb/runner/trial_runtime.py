@@ -1,0 +1,89 @@
+"""What the driver knows about one running trial, and how it turns reports into rows."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from hpnb.core.store import ResultRow
+
+
+@dataclass
+class TrialRuntime:
+    """Driver-side state of a trial from its first attempt to its end.
+
+    Sequence numbers of stored rows continue across attempts (``seq_base``);
+    after a retry, reports of steps already stored are dropped, so a retried
+    run never stores a step twice.
+    """
+
+    trial_id: int
+    params: dict[str, Any]
+    attempt: int = 0
+    retries: int = 0
+    start: float = field(default_factory=time.time)
+    checkpoint: bytes | None = None
+    seq_base: int = 0
+    received_seq: int = 0
+    last_stored_seq: int = 0
+    last_stored_step: int | None = None
+    last_value: float | None = None
+    best_value: float | None = None
+    last_step: int | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    stop_reason: str | None = None
+    stop_sent_at: float | None = None
+    parent: int | None = None
+
+    def new_attempt(self) -> None:
+        """Start the next attempt: its sequence numbers follow the stored ones."""
+        self.attempt += 1
+        self.seq_base = self.last_stored_seq
+        self.received_seq = 0
+
+    def accept(self, rows: list[list[Any]], metric: str, mode: str) -> tuple[list[ResultRow], bytes | None]:
+        """The rows of one batch to store, and the newest checkpoint in it.
+
+        Rows at or below a step already stored by an earlier attempt are skipped.
+        """
+        kept: list[ResultRow] = []
+        checkpoint = None
+        for seq, step, at, metrics, blob in rows:
+            self.received_seq = max(self.received_seq, int(seq))
+            if blob is not None:
+                checkpoint = blob
+            if self.attempt > 0 and step is not None and self.last_stored_step is not None \
+                    and step <= self.last_stored_step:
+                continue
+            value = finite(metrics.get(metric))
+            stored_seq = self.seq_base + int(seq)
+            kept.append(ResultRow(self.trial_id, stored_seq, step, float(at), value, metrics))
+            self._note(stored_seq, step, value, metrics, mode)
+        return kept, checkpoint
+
+    def _note(self, seq: int, step: int | None, value: float | None, metrics: dict[str, Any],
+              mode: str) -> None:
+        self.last_stored_seq = max(self.last_stored_seq, seq)
+        if step is not None:
+            self.last_stored_step = step if self.last_stored_step is None else max(self.last_stored_step, step)
+            self.last_step = self.last_stored_step
+        self.metrics = {**self.metrics, **metrics}
+        if value is not None:
+            self.last_value = value
+            if self.best_value is None or (value < self.best_value if mode == "min" else value > self.best_value):
+                self.best_value = value
+
+    def current_step(self) -> int:
+        """The step early-stopping rules judge: the reported step, else the number of reports."""
+        if self.last_step is not None:
+            return self.last_step
+        return self.last_stored_seq
+
+
+def finite(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
