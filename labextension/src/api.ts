@@ -1,0 +1,176 @@
+/**
+ * Client of the server extension's REST routes under `hpnb/api`.
+ *
+ * The HTTP call itself is injected (`Requester`), so URL building and paging
+ * stay plain functions; the plugin passes one built on `ServerConnection`,
+ * which adds the server's authentication and XSRF headers.
+ */
+
+import type { Mode } from './leaderboard';
+
+/** Best trial of an experiment. */
+export interface IBest {
+  trial_id: number;
+  value: number;
+  params: Record<string, unknown>;
+}
+
+/** One experiment as the sidebar lists it. */
+export interface IExperimentSummary {
+  name: string;
+  state: string;
+  strategy: string;
+  metric: string;
+  mode: Mode;
+  budget: number | null;
+  done: number;
+  running: number;
+  failed: number;
+  stopped: number;
+  best: IBest | null;
+  created: number;
+  updated: number;
+  message: string | null;
+  stop_requested: boolean;
+}
+
+/** One trial of an experiment. */
+export interface ITrial {
+  trial_id: number;
+  params: Record<string, unknown>;
+  state: string;
+  start: number | null;
+  end: number | null;
+  value: number | null;
+  last_step: number | null;
+  error: string | null;
+}
+
+/** One reported result of a trial. */
+export interface IResult {
+  trial_id: number;
+  seq: number;
+  step: number | null;
+  time: number;
+  value: number | null;
+  metrics: Record<string, number>;
+}
+
+/** Performs a request for a path relative to the server's base URL. */
+export type Requester = (path: string, init?: RequestInit) => Promise<Response>;
+
+/** Largest page the server hands out (it rejects bigger `limit`s). */
+export const MAX_PAGE = 1000;
+
+/** Experiment names the server accepts; anything else is never sent. */
+export const EXPERIMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** The server answered with an error status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string
+  ) {
+    super(message);
+  }
+}
+
+function experimentPath(name: string): string {
+  if (!EXPERIMENT_NAME.test(name)) {
+    throw new ApiError(400, `not an experiment name: ${JSON.stringify(name)}`);
+  }
+  return `hpnb/api/experiments/${encodeURIComponent(name)}`;
+}
+
+function withQuery(path: string, query: Record<string, number | undefined>): string {
+  const parts = Object.keys(query)
+    .filter(key => query[key] !== undefined)
+    .map(key => `${encodeURIComponent(key)}=${encodeURIComponent(String(query[key]))}`);
+  return parts.length ? `${path}?${parts.join('&')}` : path;
+}
+
+/** Path of the experiment list. */
+export function experimentsUrl(): string {
+  return 'hpnb/api/experiments';
+}
+
+/** Path of one page of an experiment's trials. */
+export function trialsUrl(name: string, offset = 0, limit = MAX_PAGE): string {
+  return withQuery(`${experimentPath(name)}/trials`, { offset, limit });
+}
+
+/** Path of the results after sequence number `after`, optionally of one trial. */
+export function resultsUrl(
+  name: string,
+  options: { after?: number; trial?: number; limit?: number } = {}
+): string {
+  return withQuery(`${experimentPath(name)}/results`, {
+    trial: options.trial,
+    after: options.after ?? 0,
+    limit: options.limit ?? MAX_PAGE
+  });
+}
+
+/** Path of the stop request of an experiment. */
+export function stopUrl(name: string): string {
+  return `${experimentPath(name)}/stop`;
+}
+
+/** Typed calls to the hpnb routes. */
+export class HpnbClient {
+  constructor(private readonly request: Requester) {}
+
+  /** Every experiment in the store, newest first. */
+  async experiments(): Promise<IExperimentSummary[]> {
+    const body = await this.json<{ experiments: IExperimentSummary[] }>(experimentsUrl());
+    return body.experiments;
+  }
+
+  /** One experiment. */
+  async experiment(name: string): Promise<IExperimentSummary> {
+    return this.json<IExperimentSummary>(experimentPath(name));
+  }
+
+  /** All trials of an experiment, fetched page by page. */
+  async trials(name: string): Promise<ITrial[]> {
+    const trials: ITrial[] = [];
+    for (;;) {
+      const page = await this.json<{ trials: ITrial[]; total: number }>(
+        trialsUrl(name, trials.length, MAX_PAGE)
+      );
+      trials.push(...page.trials);
+      if (page.trials.length < MAX_PAGE || trials.length >= page.total) {
+        return trials;
+      }
+    }
+  }
+
+  /** All results with a sequence number above `after`, page by page. */
+  async results(name: string, after = 0): Promise<IResult[]> {
+    const results: IResult[] = [];
+    let cursor = after;
+    for (;;) {
+      const page = await this.json<{ results: IResult[] }>(resultsUrl(name, { after: cursor }));
+      results.push(...page.results);
+      if (page.results.length < MAX_PAGE) {
+        return results;
+      }
+      cursor = page.results[page.results.length - 1].seq;
+    }
+  }
+
+  /** Asks a running experiment to stop; resolves once the flag is stored. */
+  async stop(name: string): Promise<void> {
+    await this.json<unknown>(stopUrl(name), { method: 'POST' });
+  }
+
+  private async json<T>(path: string, init?: RequestInit): Promise<T> {
+    const response = await this.request(path, init);
+    const text = await response.text();
+    const body = text ? JSON.parse(text) : {};
+    if (!response.ok) {
+      throw new ApiError(response.status, body.message ?? response.statusText);
+    }
+    return body as T;
+  }
+}

@@ -1,0 +1,11 @@
+/** The part of plotly.js that the experiment view uses. */
+declare module 'plotly.js-dist-min' {
+  export function react(
+    root: HTMLElement,
+    data: unknown[],
+    layout?: Record<string, unknown>,
+    config?: Record<string, unknown>
+  ): Promise<HTMLElement>;
+  export function purge(root: HTMLElement): void;
+  export const Plots: { resize(root: HTMLElement): Promise<void> };
+}

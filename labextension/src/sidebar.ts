@@ -1,0 +1,160 @@
+/**
+ * The "Hyperparameter searches" panel of the left area: every experiment in
+ * the store, refreshed while the panel is visible, with a filter box.
+ */
+
+import { Widget } from '@lumino/widgets';
+
+import type { HpnbClient, IExperimentSummary } from './api';
+import { formatAge, formatProgress, formatScore, progressFraction, stateClass } from './format';
+
+/** Time between two refreshes of the list, in milliseconds. */
+export const SIDEBAR_REFRESH_MS = 2500;
+
+/** Whether an experiment matches the filter text (name, state, strategy or metric). */
+export function matchesFilter(experiment: IExperimentSummary, filter: string): boolean {
+  const needle = filter.trim().toLowerCase();
+  if (!needle) {
+    return true;
+  }
+  return [experiment.name, experiment.state, experiment.strategy, experiment.metric].some(field =>
+    String(field ?? '')
+      .toLowerCase()
+      .includes(needle)
+  );
+}
+
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  node.className = className;
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+/** One row of the list. */
+function experimentItem(experiment: IExperimentSummary, now: number): HTMLLIElement {
+  const item = element('li', 'hpnb-experiment');
+  item.dataset.name = experiment.name;
+  item.title = `Open ${experiment.name}`;
+
+  const head = element('div', 'hpnb-experiment-head');
+  head.append(
+    element('span', 'hpnb-experiment-name', experiment.name),
+    element('span', `hpnb-badge ${stateClass(experiment.state)}`, experiment.state.toLowerCase())
+  );
+
+  const bar = element('div', 'hpnb-progress');
+  const fill = element('div', 'hpnb-progress-fill');
+  fill.style.width = `${Math.round(100 * progressFraction(experiment.done, experiment.budget))}%`;
+  bar.append(fill);
+
+  const best = experiment.best ? formatScore(experiment.best.value) : '—';
+  const details = element('div', 'hpnb-experiment-details');
+  details.append(
+    element('span', 'hpnb-experiment-progress', formatProgress(experiment)),
+    element('span', 'hpnb-experiment-best', `${experiment.mode} ${experiment.metric}: ${best}`),
+    element('span', 'hpnb-experiment-age', `${experiment.strategy} · ${formatAge(experiment.updated, now)}`)
+  );
+  item.append(head, bar, details);
+  return item;
+}
+
+/** The sidebar panel. */
+export class ExperimentsSidebar extends Widget {
+  private readonly filterInput: HTMLInputElement;
+  private readonly list: HTMLUListElement;
+  private readonly status: HTMLDivElement;
+  private experiments: IExperimentSummary[] = [];
+  private error = '';
+  private timer: number | undefined;
+
+  constructor(
+    private readonly client: HpnbClient,
+    private readonly open: (name: string) => void
+  ) {
+    super();
+    this.addClass('hpnb-sidebar');
+    this.node.append(element('h2', 'hpnb-sidebar-title', 'Hyperparameter searches'));
+    this.filterInput = element('input', 'hpnb-filter jp-mod-styled');
+    this.filterInput.type = 'search';
+    this.filterInput.placeholder = 'Filter by name, state, strategy, metric';
+    this.filterInput.addEventListener('input', () => this.render());
+    this.status = element('div', 'hpnb-sidebar-status');
+    this.list = element('ul', 'hpnb-experiment-list');
+    this.list.addEventListener('click', event => this.onClick(event));
+    this.node.append(this.filterInput, this.status, this.list);
+  }
+
+  /** Fetches the list now and redraws it. */
+  async refresh(): Promise<void> {
+    try {
+      this.experiments = await this.client.experiments();
+      this.error = '';
+    } catch (error) {
+      this.error = `Cannot load experiments: ${(error as Error).message}`;
+    }
+    this.render();
+  }
+
+  protected onAfterShow(): void {
+    void this.refresh();
+    this.startPolling();
+  }
+
+  protected onAfterAttach(): void {
+    if (this.isVisible) {
+      void this.refresh();
+      this.startPolling();
+    }
+  }
+
+  protected onBeforeHide(): void {
+    this.stopPolling();
+  }
+
+  protected onBeforeDetach(): void {
+    this.stopPolling();
+  }
+
+  dispose(): void {
+    this.stopPolling();
+    super.dispose();
+  }
+
+  private startPolling(): void {
+    if (this.timer === undefined) {
+      this.timer = window.setInterval(() => void this.refresh(), SIDEBAR_REFRESH_MS);
+    }
+  }
+
+  private stopPolling(): void {
+    window.clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private render(): void {
+    const now = Date.now() / 1000;
+    const shown = this.experiments.filter(experiment => matchesFilter(experiment, this.filterInput.value));
+    this.list.replaceChildren(...shown.map(experiment => experimentItem(experiment, now)));
+    let message = this.error;
+    if (!message && shown.length === 0) {
+      message = this.experiments.length
+        ? 'No experiment matches the filter.'
+        : 'No experiments yet: run a %%hpsearch cell.';
+    }
+    this.status.textContent = message;
+  }
+
+  private onClick(event: MouseEvent): void {
+    const item = (event.target as HTMLElement).closest<HTMLElement>('.hpnb-experiment');
+    if (item?.dataset.name) {
+      this.open(item.dataset.name);
+    }
+  }
+}
