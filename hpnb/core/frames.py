@@ -1,0 +1,168 @@
+"""pandas views of stored experiments: one row per trial, the long history, leaderboards.
+
+Times (``start``, ``end``, ``created``, ``time``) are timezone-aware UTC
+timestamps; ``duration`` is in seconds. Parameters become columns named as in
+the spec; a parameter (or metric) whose name is already a standard column gets
+a ``param_`` (``metric_``) prefix.
+
+Example:
+    >>> from hpnb.core.store import ExperimentRecord, TrialRecord
+    >>> exp = ExperimentRecord(1, "demo", {}, None, "COMPLETED", 2, 1, "loss", "min", "grid",
+    ...                        0.0, 0.0, None, False, None, None, None)
+    >>> runs = [(0.1, 0.5), (0.01, 0.2)]
+    >>> trials = [TrialRecord(1, i, {"lr": lr}, "COMPLETED", 0.0, 2.0, None, None, 0, None, 3,
+    ...                       v, v, {"loss": v}, None, None) for i, (lr, v) in enumerate(runs)]
+    >>> leaderboard(exp, trials)[["trial_id", "lr", "value"]].to_dict("records")
+    [{'trial_id': 1, 'lr': 0.01, 'value': 0.2}, {'trial_id': 0, 'lr': 0.1, 'value': 0.5}]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from hpnb.core.store.records import ExperimentRecord, ExperimentStats, ResultRow, TrialRecord
+
+#: the columns of :func:`results_frame` besides the parameters, in order.
+TRIAL_COLUMNS = (
+    "trial_id", "state", "value", "best", "steps", "start", "end", "duration",
+    "worker", "error", "retries", "parent",
+)  # fmt: skip
+#: the columns of :func:`history_frame` besides the metrics, in order.
+HISTORY_COLUMNS = ("trial_id", "seq", "step", "time", "value")
+
+
+def error_summary(error: str | None) -> str | None:
+    """The line of an error text that says what went wrong.
+
+    For a Python traceback that is its last line (the exception); otherwise the first line.
+
+    Example:
+        >>> error_summary("Traceback (most recent call last):\\n  File 'x', line 1\\nValueError: bad lr\\n")
+        'ValueError: bad lr'
+    """
+    if not error:
+        return None
+    lines = [line for line in error.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    if lines[0].startswith("Traceback (most recent call last)"):
+        return lines[-1].strip()
+    return lines[0].strip()
+
+
+def _column_names(names: Iterable[str], taken: Iterable[str], prefix: str) -> dict[str, str]:
+    """Map each name to a column name that does not clash with ``taken`` or the other names."""
+    names = list(dict.fromkeys(names))
+    used = set(taken)
+    columns: dict[str, str] = {}
+    for name in names:
+        column = name
+        while column in used:
+            column = prefix + column
+        used.add(column)
+        columns[name] = column
+    return columns
+
+
+def parameter_names(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
+    """Parameter names in the order of the spec, then any others in the order trials first used them."""
+    declared = experiment.spec.get("parameters") if isinstance(experiment.spec, dict) else None
+    names: list[str] = []
+    if isinstance(declared, dict):
+        names.extend(str(name) for name in declared)
+    elif isinstance(declared, list):  # a Katib-style list of {name: ..., ...}
+        names.extend(str(item["name"]) for item in declared if isinstance(item, dict) and "name" in item)
+    for trial in trials:
+        names.extend(trial.params)
+    return list(dict.fromkeys(names))
+
+
+def _timestamps(values: Sequence[float | None]) -> pd.Series:
+    numbers = pd.Series([math.nan if v is None else v for v in values], dtype="float64")
+    return pd.to_datetime(numbers, unit="s", utc=True)
+
+
+def results_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> pd.DataFrame:
+    """One row per trial, sorted by trial id: its state, parameters, target values, timing and errors."""
+    trials = sorted(trials, key=lambda t: t.trial_id)
+    params = _column_names(parameter_names(experiment, trials), TRIAL_COLUMNS, "param_")
+    start = _timestamps([t.start for t in trials])
+    end = _timestamps([t.end for t in trials])
+    data: dict[str, Any] = {
+        "trial_id": pd.Series([t.trial_id for t in trials], dtype="int64"),
+        "state": pd.Series([t.state for t in trials], dtype="object"),
+    }
+    for name, column in params.items():
+        data[column] = pd.Series([t.params.get(name) for t in trials], dtype="object").infer_objects()
+    data.update(
+        value=pd.Series([t.value for t in trials], dtype="float64"),
+        best=pd.Series([t.best for t in trials], dtype="float64"),
+        steps=pd.Series([t.last_step for t in trials], dtype="Int64"),
+        start=start,
+        end=end,
+        duration=(end - start).dt.total_seconds(),
+        worker=pd.Series([t.worker for t in trials], dtype="object"),
+        error=pd.Series([error_summary(t.error) for t in trials], dtype="object"),
+        retries=pd.Series([t.retries for t in trials], dtype="int64"),
+        parent=pd.Series([t.parent for t in trials], dtype="Int64"),
+    )
+    return pd.DataFrame(data)
+
+
+def history_frame(rows: Sequence[ResultRow]) -> pd.DataFrame:
+    """Every reported result, long format: trial_id, seq, step, time, value, then one column per metric."""
+    rows = sorted(rows, key=lambda r: (r.trial_id, r.seq))
+    metrics = _column_names((name for row in rows for name in row.metrics), HISTORY_COLUMNS, "metric_")
+    data: dict[str, Any] = {
+        "trial_id": pd.Series([r.trial_id for r in rows], dtype="int64"),
+        "seq": pd.Series([r.seq for r in rows], dtype="int64"),
+        "step": pd.Series([r.step for r in rows], dtype="Int64"),
+        "time": _timestamps([r.time for r in rows]),
+        "value": pd.Series([r.value for r in rows], dtype="float64"),
+    }
+    for name, column in metrics.items():
+        data[column] = pd.Series([r.metrics.get(name) for r in rows], dtype="object").infer_objects()
+    return pd.DataFrame(data)
+
+
+def leaderboard(
+    experiment: ExperimentRecord, trials: Sequence[TrialRecord], top: int | None = None
+) -> pd.DataFrame:
+    """:func:`results_frame` sorted by the target value (best first by the experiment's mode), NaN last."""
+    frame = results_frame(experiment, trials)
+    ranked = frame.sort_values(
+        "value", ascending=experiment.mode != "max", na_position="last", kind="stable"
+    ).reset_index(drop=True)
+    return ranked if top is None else ranked.head(top)
+
+
+def best_trial(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> TrialRecord | None:
+    """The trial with the best target value (by mode; lowest trial id on a tie), or None if none has one."""
+    scored = [t for t in trials if t.value is not None and not math.isnan(t.value)]
+    if not scored:
+        return None
+    sign = -1.0 if experiment.mode == "max" else 1.0
+    return min(scored, key=lambda t: (sign * (t.value or 0.0), t.trial_id))
+
+
+def experiments_frame(
+    experiments: Sequence[ExperimentRecord], stats: Mapping[int, ExperimentStats]
+) -> pd.DataFrame:
+    """One row per experiment: name, state, strategy, progress (finished/budget), best, created."""
+    empty = ExperimentStats({}, None)
+    return pd.DataFrame(
+        {
+            "name": pd.Series([e.name for e in experiments], dtype="object"),
+            "state": pd.Series([e.state for e in experiments], dtype="object"),
+            "strategy": pd.Series([e.strategy for e in experiments], dtype="object"),
+            "progress": pd.Series(
+                [f"{stats.get(e.id, empty).finished}/{e.budget}" for e in experiments], dtype="object"
+            ),
+            "best": pd.Series([stats.get(e.id, empty).best for e in experiments], dtype="float64"),
+            "created": _timestamps([e.created for e in experiments]),
+        }
+    )
