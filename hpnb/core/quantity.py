@@ -80,7 +80,7 @@ def parse_quantity(value: Any, path: str, *, kind: QuantityKind = "other") -> Qu
     number = float(match["number"])
     suffix = match["suffix"] or ""
     if match["exponent"]:
-        amount = number * 10.0 ** int(match["exponent"][1:])
+        amount = float(match["number"] + match["exponent"])  # inf when too large, never an overflow
     elif suffix in BINARY_SUFFIXES:
         amount = number * BINARY_SUFFIXES[suffix]
     else:
