@@ -1,0 +1,127 @@
+"""``hpnb run`` and ``hpnb resume``: a headless driver for terminals and CI jobs.
+
+Example:
+    >>> from hpnb.cli import main
+    >>> main(["run", "examples/mlp.yaml", "--objective", "mypkg.train:train"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hpnb.core.errors import HpnbError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``run`` and ``resume``."""
+    run = subparsers.add_parser("run", help="run a search from a spec file, without Jupyter",
+                                description="Run a search headless: a progress line, then the leaderboard.")
+    run.add_argument("spec", metavar="SPEC.yaml", help="the spec file")
+    _common(run)
+    run.add_argument("--name", help="the search's name (default: the spec's name or the objective's)")
+    run.add_argument("--overwrite", action="store_true", help="replace a stored search of the same name")
+    run.add_argument("--trials", type=int, help="override trials")
+    run.add_argument("--parallel", type=int, help="override parallel")
+    run.set_defaults(func=run_command)
+    resume = subparsers.add_parser("resume", help="continue a stored search",
+                                   description="Continue a stored search: finished trials stay, "
+                                               "interrupted ones run again.")
+    resume.add_argument("name", help="the stored search")
+    _common(resume)
+    resume.add_argument("--extend", type=int, default=0, metavar="N", help="add N trials to the budget")
+    resume.set_defaults(func=resume_command)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--objective", required=True, metavar="MODULE:FUNCTION",
+                        help="the objective, e.g. train:train or path/to/train.py:train")
+    parser.add_argument("--store", help="the store file (default: $HPNB_HOME/hpnb.sqlite)")
+    parser.add_argument("--quiet", action="store_true", help="no progress line")
+
+
+def load_objective(reference: str) -> Callable[..., Any]:
+    """The function named by ``module:function`` or ``path/to/file.py:function``.
+
+    Raises:
+        HpnbError: when the module or the function cannot be found.
+    """
+    module_name, sep, attr = reference.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise HpnbError(f"--objective: expected MODULE:FUNCTION, got {reference!r}")
+    if module_name.endswith(".py"):
+        module = _module_from_file(Path(module_name))
+    else:
+        sys.path.insert(0, str(Path.cwd()))
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise HpnbError(f"--objective: cannot import module {module_name!r}: {exc}") from exc
+    objective = getattr(module, attr, None)
+    if objective is None or not callable(objective):
+        raise HpnbError(f"--objective: module {module_name!r} has no function {attr!r}")
+    return objective  # type: ignore[no-any-return]
+
+
+def _module_from_file(path: Path) -> Any:
+    import cloudpickle
+
+    if not path.is_file():
+        raise HpnbError(f"--objective: no such file: {path}")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    if spec is None or spec.loader is None:
+        raise HpnbError(f"--objective: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    # workers cannot import a file by path: ship its functions by value
+    cloudpickle.register_pickle_by_value(module)
+    return module
+
+
+def follow(search: Any, quiet: bool = False) -> int:
+    """Print progress until ``search`` ends, then the leaderboard; exit 0 unless it FAILED."""
+    from hpnb.cli.progress import ProgressPrinter
+    from hpnb.cli.show import print_leaderboard
+
+    printer = None if quiet else ProgressPrinter()
+    try:
+        while search.is_live:
+            search.wait(0.25)
+            if printer is not None:
+                printer.update(search.record, search.store.trials(search.experiment_id))
+    except KeyboardInterrupt:
+        search.stop()
+        search.wait()
+    if printer is not None:
+        printer.update(search.record, search.store.trials(search.experiment_id), final=True)
+    print(f"search {search.name!r}: {search.state}" + (f" ({search.message})" if search.message else ""))
+    print_leaderboard(search.record, search.store.trials(search.experiment_id), top=10)
+    return 1 if search.state == "FAILED" else 0
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from hpnb.runner.search import search
+
+    try:
+        text = Path(args.spec).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HpnbError(f"cannot read the spec {args.spec}: {exc}") from exc
+    overrides = {k: v for k, v in (("trials", args.trials), ("parallel", args.parallel)) if v is not None}
+    objective = load_objective(args.objective)
+    handle = search(objective, text, name=args.name, store=args.store, overwrite=args.overwrite, **overrides)
+    return follow(handle, args.quiet)
+
+
+def resume_command(args: argparse.Namespace) -> int:
+    from hpnb.runner.search import resume
+
+    handle = resume(args.name, load_objective(args.objective), store=args.store)
+    if args.extend:
+        handle.extend(args.extend)
+    return follow(handle, args.quiet)

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import cloudpickle
+import pytest
+
+from hpnb.core.store import Store
+from tests.runner import objectives
+
+# Dask workers import nothing from the test tree: ship the test objectives by value.
+cloudpickle.register_pickle_by_value(objectives)
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[object]:
+    """hpnb's own local cluster: 2 single-threaded worker processes."""
+    from hpnb.cluster.connect import local_client, shutdown_local
+    from hpnb.core.resources import Resources
+
+    client = local_client(Resources(workers=2))
+    yield client
+    shutdown_local()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store(tmp_path / "hpnb.sqlite")
+    yield opened
+    opened.close()

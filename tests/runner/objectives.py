@@ -1,0 +1,102 @@
+"""Objectives the runner tests send to real Dask workers (shipped by value)."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import hpnb
+
+
+def quadratic(x: float, y: int = 0, steps: int = 3, sleep: float = 0.0) -> dict[str, float]:
+    """Reports ``steps`` results, returns the final loss."""
+    loss = (x - 0.3) ** 2 + y
+    for step in range(steps):
+        hpnb.report(step=step, loss=loss + 1.0 / (step + 1))
+        if sleep:
+            time.sleep(sleep)
+    return {"loss": loss}
+
+
+def with_config(config: dict[str, Any]) -> float:
+    """Takes one config dict and returns a number."""
+    return float((config["x"] - 0.3) ** 2)
+
+
+def report_only(x: float) -> None:
+    """Reports its metric and returns nothing."""
+    hpnb.report(step=0, loss=x)
+
+
+def flood(x: float, count: int = 3000) -> None:
+    """Reports ``count`` results as fast as it can."""
+    for step in range(count):
+        hpnb.report(step=step, loss=x + step)
+
+
+def missing_metric(x: float) -> dict[str, float]:
+    return {"accuracy": x}
+
+
+def nan_metric(x: float) -> float:
+    return math.nan
+
+
+def fail_when_big(x: float) -> float:
+    if x > 0.5:
+        raise ValueError(f"x={x} is too big")
+    return x
+
+
+def always_fails(x: float) -> float:
+    raise RuntimeError("a typo in the objective")
+
+
+def sleepy(x: float, duration: float = 0.2) -> float:
+    """Sleeps ``duration`` seconds in small reported steps, so stop requests land."""
+    step = 0
+    deadline = time.time() + duration
+    while time.time() < deadline:
+        time.sleep(0.02)
+        hpnb.report(step=step, loss=x)
+        step += 1
+    return x
+
+
+def silent_sleep(x: float, duration: float = 0.2) -> float:
+    """Sleeps without reporting."""
+    time.sleep(duration)
+    return x
+
+
+def durations(x: float, duration: float) -> float:
+    time.sleep(duration)
+    return x
+
+
+def logged_run(x: float, log_dir: str, sleep: float = 0.3) -> float:
+    """Appends one line per run (its x) to a file, so a test can count re-runs."""
+    with open(Path(log_dir) / f"run-{os.getpid()}-{threading.get_ident()}.log", "a") as handle:
+        handle.write(f"{x!r}\n")
+    time.sleep(sleep)
+    return (x - 0.3) ** 2
+
+
+def crash_once(x: float, marker_dir: str, steps: int = 10, crash_at: int = 5) -> dict[str, float]:
+    """Checkpoints every step; the first run of each x SIGKILLs its own worker at ``crash_at``."""
+    state = hpnb.load_checkpoint()
+    start = 0 if state is None else state["step"] + 1
+    marker = Path(marker_dir) / f"crashed-{x!r}"
+    for step in range(start, steps):
+        hpnb.report(step=step, loss=x + step, started_at=start, checkpoint={"step": step})
+        if step == crash_at and not marker.exists():
+            marker.write_text("1")
+            time.sleep(0.3)  # let the batch with this step's checkpoint leave the worker
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.01)
+    return {"loss": x + steps}

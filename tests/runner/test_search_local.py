@@ -1,0 +1,209 @@
+"""Searches on a real LocalCluster with worker processes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from functools import partial
+
+import pytest
+
+import hpnb
+from hpnb.core.errors import HpnbError
+from hpnb.core.store import NameTaken, Store
+from tests.runner import objectives
+
+X_SPACE = {"x": {"min": 0.0, "max": 1.0}}
+
+
+def run(store: Store, objective, dask_client, name: str = "s", **spec):
+    spec.setdefault("metric", "loss")
+    spec.setdefault("parameters", X_SPACE)
+    spec.setdefault("seed", 0)
+    return hpnb.search(objective, name=name, store=store, client=dask_client, **spec)
+
+
+def test_search_returns_at_once_and_runs_every_trial(store, dask_client):
+    started = time.monotonic()
+    search = run(store, partial(objectives.quadratic, sleep=0.05), dask_client, trials=6, parallel=2)
+    assert time.monotonic() - started < 2.0
+    assert search.state == "RUNNING" and search.is_live
+    search.wait(60)
+    assert search.state == "COMPLETED"
+    trials = store.trials(search.experiment_id)
+    assert [t.trial_id for t in trials] == list(range(6))
+    assert {t.state for t in trials} == {"COMPLETED"}
+    for trial in trials:
+        assert trial.value == pytest.approx((trial.params["x"] - 0.3) ** 2)
+        assert trial.last_step == 2
+        assert trial.worker and trial.worker.startswith("tcp://")
+        assert trial.end >= trial.start
+    rows = store.results(search.experiment_id)
+    assert len(rows) == 18
+    assert search.best["value"] == min(t.value for t in trials)
+
+
+def test_every_report_is_stored_once_and_in_order_under_load(store, dask_client):
+    search = run(store, partial(objectives.flood, count=4000), dask_client, trials=4, parallel=2)
+    search.wait(120)
+    assert search.state == "COMPLETED"
+    rows = store.results(search.experiment_id)
+    assert len(rows) == 16_000
+    for trial_id in range(4):
+        mine = [r for r in rows if r.trial_id == trial_id]
+        assert [r.seq for r in mine] == list(range(1, 4001))
+        assert [r.step for r in mine] == list(range(4000))
+
+
+def test_objective_may_take_one_config_dict(store, dask_client):
+    search = run(store, objectives.with_config, dask_client, trials=3).wait(60)
+    assert {t.state for t in store.trials(search.experiment_id)} == {"COMPLETED"}
+
+
+def test_objective_may_return_nothing_after_reporting(store, dask_client):
+    search = run(store, objectives.report_only, dask_client, trials=3).wait(60)
+    trials = store.trials(search.experiment_id)
+    assert {t.state for t in trials} == {"COMPLETED"}
+    assert all(t.value == pytest.approx(t.params["x"]) for t in trials)
+
+
+@pytest.mark.parametrize(("objective", "reason"), [
+    (objectives.missing_metric, "did not report the target metric 'loss'"),
+    (objectives.nan_metric, "is not a finite number"),
+])
+def test_a_missing_or_non_finite_metric_fails_the_trial(store, dask_client, objective, reason):
+    search = run(store, objective, dask_client, trials=2, max_failures=10).wait(60)
+    trials = store.trials(search.experiment_id)
+    assert {t.state for t in trials} == {"FAILED"}
+    assert all(reason in t.error for t in trials)
+
+
+def test_a_failing_trial_is_recorded_and_the_search_goes_on(store, dask_client):
+    search = run(store, objectives.fail_when_big, dask_client, trials=10, max_failures=10).wait(60)
+    assert search.state == "COMPLETED"
+    trials = store.trials(search.experiment_id)
+    assert len(trials) == 10
+    for trial in trials:
+        if trial.params["x"] > 0.5:
+            assert trial.state == "FAILED"
+            assert "Traceback" in trial.error and "ValueError: x=" in trial.error
+        else:
+            assert trial.state == "COMPLETED"
+
+
+def test_failures_in_a_row_stop_the_search_with_the_first_traceback(store, dask_client):
+    search = run(store, objectives.always_fails, dask_client, trials=100, parallel=2, max_failures=3).wait(60)
+    assert search.state == "FAILED"
+    assert "3 trials failed in a row" in search.message
+    assert "RuntimeError: a typo in the objective" in search.message
+    assert len(store.trials(search.experiment_id)) < 10
+    assert store.experiment("s").state == "FAILED"
+
+
+def test_an_objective_that_cannot_be_pickled_is_refused_before_anything_starts(store, dask_client):
+    lock = threading.Lock()
+
+    def holds_a_lock(x):
+        with lock:
+            return x
+
+    with pytest.raises(HpnbError, match="cannot be pickled"):
+        run(store, holds_a_lock, dask_client, trials=2)
+    assert store.experiments() == []
+
+
+def test_a_name_is_not_reused_silently(store, dask_client):
+    run(store, objectives.with_config, dask_client, trials=1).wait(60)
+    with pytest.raises(NameTaken):
+        run(store, objectives.with_config, dask_client, trials=1)
+    again = run(store, objectives.with_config, dask_client, trials=2, overwrite=True).wait(60)
+    assert len(store.trials(again.experiment_id)) == 2
+
+
+def test_a_free_slot_is_filled_the_moment_a_trial_ends(store, dask_client):
+    space = {"x": [0.0, 1.0, 2.0, 3.0, 4.0], "duration": [0.1, 2.0]}
+    long_first = {"fixed": {"configs": [{"x": 0.0, "duration": 2.0}] + [{"x": float(i)} for i in range(1, 5)]}}
+    search = run(store, objectives.durations, dask_client, trials=5, parallel=2,
+                 parameters=space, strategy={"name": "fixed", **long_first["fixed"]}).wait(60)
+    trials = {t.trial_id: t for t in store.trials(search.experiment_id)}
+    assert trials[0].params["duration"] == 2.0
+    # the short trials ran one after another on the other slot while trial 0 still ran
+    assert trials[4].end < trials[0].end
+
+
+def test_stop_ends_running_trials_and_starts_no_more(store, dask_client):
+    search = run(store, partial(objectives.sleepy, duration=30), dask_client, trials=10, parallel=2)
+    _wait_for(lambda: len(store.trials(search.experiment_id)) == 2 and store.results(search.experiment_id))
+    asked = time.monotonic()
+    search.stop()
+    search.wait(30)
+    assert time.monotonic() - asked < 5
+    assert search.state == "STOPPED"
+    trials = store.trials(search.experiment_id)
+    assert len(trials) == 2 and {t.state for t in trials} == {"STOPPED"}
+    assert all(t.stop_reason == "stopped by the user" for t in trials)
+    assert any(e["kind"] == "stop" for e in store.events(search.experiment_id))
+
+
+def test_stop_trial_stops_that_trial_only(store, dask_client):
+    search = run(store, partial(objectives.sleepy, duration=3), dask_client, trials=2, parallel=2)
+    _wait_for(lambda: len(store.results(search.experiment_id)) > 4)
+    search.stop_trial(0)
+    search.wait(60)
+    states = {t.trial_id: t.state for t in store.trials(search.experiment_id)}
+    assert states == {0: "STOPPED", 1: "COMPLETED"}
+
+
+def test_a_trial_that_never_reports_is_cancelled_after_a_stop(store, dask_client):
+    search = run(store, partial(objectives.silent_sleep, duration=8), dask_client, trials=1)
+    _wait_for(lambda: store.trials(search.experiment_id))
+    search.stop()
+    search.wait(30)
+    assert search.state == "STOPPED"
+    assert store.trials(search.experiment_id)[0].state == "STOPPED"
+
+
+def test_extend_a_running_search_and_a_finished_one(store, dask_client):
+    search = run(store, partial(objectives.sleepy, duration=0.5), dask_client, trials=2, parallel=2)
+    search.extend(2)
+    search.wait(60)
+    assert len(store.trials(search.experiment_id)) == 4
+    search.extend(3)
+    search.wait(60)
+    assert search.state == "COMPLETED"
+    trials = store.trials(search.experiment_id)
+    assert [t.trial_id for t in trials] == list(range(7))
+    assert store.experiment("s").budget == 7
+
+
+def test_set_parallel_limits_trials_at_once(store, dask_client):
+    search = run(store, partial(objectives.durations, duration=0.3), dask_client, trials=4, parallel=2)
+    search.set_parallel(1)
+    search.wait(60)
+    trials = sorted(store.trials(search.experiment_id), key=lambda t: t.start)
+    late = [t for t in trials if t.trial_id >= 2]
+    # once parallel is 1, each new trial starts after the previous one ended
+    assert all(b.start >= a.end - 0.05 for a, b in zip(late, late[1:]))
+    assert store.experiment("s").parallel == 1
+
+
+def test_load_opens_a_stored_search_read_only(store, dask_client):
+    run(store, objectives.with_config, dask_client, trials=2).wait(60)
+    loaded = hpnb.load("s", store=store.path)
+    assert not loaded.is_live and loaded.state == "COMPLETED"
+    assert loaded.best["trial_id"] in (0, 1)
+    with pytest.raises(HpnbError, match="not running"):
+        loaded.stop_trial(0)
+
+
+def test_report_outside_a_search_does_nothing():
+    assert hpnb.report(step=1, loss=0.5) is None
+    assert hpnb.load_checkpoint() is None
+
+
+def _wait_for(condition, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
