@@ -78,7 +78,7 @@ def require_kubernetes_extra() -> ModuleType:
         import dask_kubernetes.operator as operator
         import kr8s  # noqa: F401  (the client dask_kubernetes talks to the API server with)
     except ImportError as exc:
-        raise KubernetesExtraMissingError(exc.name or "dask-kubernetes") from exc
+        raise KubernetesExtraMissingError((exc.name or "dask_kubernetes").split(".")[0]) from exc
     return operator
 
 
