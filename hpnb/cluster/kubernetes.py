@@ -91,7 +91,7 @@ def find_kube_credentials(
     (else ``~/.kube/config``), then the service account of the pod this runs in.
 
     Example:
-        >>> find_kube_credentials({"KUBECONFIG": "/no/such/file"}, Path("/no/such/dir"))
+        >>> find_kube_credentials({"KUBECONFIG": "/no/such/file"}, Path("/no/such/dir"))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         hpnb.cluster.errors.KubeConfigError: no Kubernetes credentials: KUBECONFIG=/no/such/file ...
