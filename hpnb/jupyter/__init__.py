@@ -42,8 +42,10 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
             del table["hpsearch"]
 
 
-def show(name: str, *, store: Any = None, display: bool = True) -> Any:
-    """Show the dashboard of a stored search: live here, finished, or interrupted.
+def show(name: str, *, store: Any = None, display: bool = False) -> Any:
+    """The dashboard of a stored search: live here, finished, or interrupted.
+
+    As the last value of a cell it is displayed; ``display=True`` displays it at once.
 
     Example:
         >>> import hpnb

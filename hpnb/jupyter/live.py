@@ -46,6 +46,7 @@ def display_search(search: Any, *, wait: bool = False, announce: str | None = No
 
     dashboard = Dashboard(search)
     handle = display(dashboard, display_id=True)
+    dashboard.display_handle = handle
     if announce:
         print(announce)
     if wait:
@@ -55,6 +56,5 @@ def display_search(search: Any, *, wait: bool = False, announce: str | None = No
             print(f"stopped waiting; {search.name!r} goes on: %hpsearch stop {search.name} stops it")
             return dashboard
         dashboard.refresh()
-        if handle is not None:
-            handle.update(dashboard)
+        dashboard.show_final()
     return dashboard

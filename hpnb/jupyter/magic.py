@@ -28,7 +28,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.jupyter import live
 from hpnb.jupyter.magic_line import LINE_HELP, run_line_command
-from hpnb.jupyter.namespace import check_variable_name, resolve_objective, variable_name
+from hpnb.jupyter.namespace import cell_source, check_variable_name, resolve_objective, variable_name
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -57,7 +57,7 @@ class HpsearchMagics(Magics):
     @argument("--store", metavar="PATH", help="store file or directory (default: $HPNB_HOME, ~/.hpnb)")
     @argument("--resume", action="store_true", help="continue the stored experiment of this name")
     @argument("--overwrite", action="store_true", help="replace the stored experiment of this name")
-    @cell_magic("hpsearch")
+    @cell_magic("hpsearch")  # type: ignore[arg-type]
     def hpsearch_cell(self, line: str, cell: str) -> None:
         """Run a hyperparameter search of OBJECTIVE; the cell body is the spec (YAML).
 
@@ -65,13 +65,18 @@ class HpsearchMagics(Magics):
         the background. Every mistake in the cell is reported before anything starts.
         """
         args = parse_argstring(self.hpsearch_cell, line)
-        run_search_cell(args, cell, self.shell)
+        run_search_cell(args, cell, self._require_shell(), source=cell_source(line, cell))
 
-    @line_magic("hpsearch")
+    @line_magic("hpsearch")  # type: ignore[arg-type]
     def hpsearch_line(self, line: str) -> Any:
-        return run_line_command(line, self.shell)
+        return run_line_command(line, self._require_shell())
 
-    hpsearch_line.__doc__ = LINE_HELP
+    hpsearch_line.__doc__ = LINE_HELP  # type: ignore[assignment]
+
+    def _require_shell(self) -> InteractiveShell:
+        if self.shell is None:
+            raise UsageError("the hpnb magics need a running IPython shell")
+        return self.shell
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -91,7 +96,8 @@ def parse_cell_spec(body: str, overrides: Mapping[str, Any]) -> Any:
         raise UsageError(str(err)) from None
 
 
-def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell) -> None:
+def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell,
+                    source: str | None = None) -> None:
     """Validate a ``%%hpsearch`` cell, start its search and display its dashboard."""
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other: choose one")
@@ -105,21 +111,22 @@ def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell
 
         print(format_plan(spec, objective_name=args.objective, name=args.name, namespace=namespace))
         return
-    search = start_search(objective, spec, args, namespace)
+    search = start_search(objective, spec, args, namespace, source)
     out = args.out or variable_name(search.name)
     namespace[out] = search
     live.display_search(search, wait=args.wait, announce=f"{search.name!r}: handle in {out!r}")
 
 
-def start_search(objective: Any, spec: Any, args: argparse.Namespace, namespace: Mapping[str, Any]) -> Any:
+def start_search(objective: Any, spec: Any, args: argparse.Namespace, namespace: Mapping[str, Any],
+                 source: str | None = None) -> Any:
     """``hpnb.search`` for a cell; store errors become UsageErrors that say what to do."""
     import hpnb
     from hpnb.core.store.errors import NameTaken
 
     try:
-        search = hpnb.search(  # type: ignore[attr-defined]
+        search = hpnb.search(
             objective, spec, name=args.name or spec.name, store=args.store, overwrite=args.overwrite,
-            resume=args.resume, namespace=namespace,
+            resume=args.resume, namespace=namespace, source=source,
         )
     except NameTaken as err:
         raise UsageError(

@@ -15,7 +15,12 @@ from IPython.core.magic_arguments import MagicArgumentParser
 
 from hpnb.core.errors import HpnbError
 from hpnb.jupyter import live
-from hpnb.jupyter.namespace import check_variable_name, resolve_objective, variable_name
+from hpnb.jupyter.namespace import (
+    check_variable_name,
+    resolve_objective,
+    stored_objective_name,
+    variable_name,
+)
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -80,7 +85,9 @@ _PARSER = build_line_parser()
 def run_line_command(line: str, shell: InteractiveShell) -> Any:
     """Run one ``%hpsearch`` line; returns what the sub-command returns (shown as the cell's output)."""
     if not line.strip():
-        raise UsageError("%hpsearch needs a command: list, show, stop, resume, extend or export (%hpsearch? for help)")
+        raise UsageError(
+            "%hpsearch needs a command: list, show, stop, resume, extend or export (%hpsearch? for help)"
+        )
     args = _PARSER.parse_argstring(line)
     handler = _HANDLERS[args.command]
     try:
@@ -100,7 +107,7 @@ def handle(name: str, args: argparse.Namespace) -> Any:
     import hpnb
 
     search = live.find(name, _store_path(args))
-    return search if search is not None else hpnb.load(name, store=args.store)  # type: ignore[attr-defined]
+    return search if search is not None else hpnb.load(name, store=args.store)
 
 
 def _list(args: argparse.Namespace, shell: InteractiveShell) -> Any:
@@ -111,8 +118,10 @@ def _list(args: argparse.Namespace, shell: InteractiveShell) -> Any:
         return experiments_table(store.experiments(), store.experiment_stats())
 
 
-def _show(args: argparse.Namespace, shell: InteractiveShell) -> None:
-    live.display_search(handle(args.name, args))
+def _show(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+    from hpnb.jupyter.show import show
+
+    return show(args.name, store=args.store)
 
 
 def _stop(args: argparse.Namespace, shell: InteractiveShell) -> None:
@@ -123,7 +132,7 @@ def _stop(args: argparse.Namespace, shell: InteractiveShell) -> None:
 
 def stored_objective(search: Any, given: str | None, namespace: dict[str, Any]) -> Any:
     """The objective to resume ``search`` with: ``given``, else the one named in its stored record."""
-    name = given or getattr(search, "objective_name", None)
+    name = given or stored_objective_name(search.record)
     if not name:
         raise UsageError(f"{search.name!r}: the store does not name its objective; add --objective FUNC")
     return resolve_objective(name, namespace)
@@ -135,9 +144,9 @@ def _resume(args: argparse.Namespace, shell: InteractiveShell) -> Any:
     existing = live.find(args.name, _store_path(args))
     if existing is not None and existing.state == "RUNNING":
         raise UsageError(f"{args.name!r} is already running in this kernel")
-    stored = hpnb.load(args.name, store=args.store)  # type: ignore[attr-defined]
+    stored = hpnb.load(args.name, store=args.store)
     objective = stored_objective(stored, args.objective, shell.user_ns)
-    search = hpnb.resume(args.name, objective, store=args.store)  # type: ignore[attr-defined]
+    search = hpnb.resume(args.name, objective, store=args.store, namespace=shell.user_ns)
     live.register(search)
     out = check_variable_name(args.out) if args.out else variable_name(search.name)
     shell.user_ns[out] = search
@@ -152,11 +161,11 @@ def _extend(args: argparse.Namespace, shell: InteractiveShell) -> None:
         raise UsageError(f"extend: N must be a positive number of trials (got {args.n})")
     search = live.find(args.name, _store_path(args))
     if search is None or search.state != "RUNNING":
-        stored = hpnb.load(args.name, store=args.store)  # type: ignore[attr-defined]
+        stored = hpnb.load(args.name, store=args.store)
         if stored.state == "RUNNING":
             raise UsageError(f"{args.name!r} is driven by another process; extend it there")
         objective = stored_objective(stored, args.objective, shell.user_ns)
-        search = hpnb.resume(args.name, objective, store=args.store)  # type: ignore[attr-defined]
+        search = hpnb.resume(args.name, objective, store=args.store, namespace=shell.user_ns)
         live.register(search)
         shell.user_ns[variable_name(search.name)] = search
     search.extend(args.n)
@@ -166,7 +175,7 @@ def _extend(args: argparse.Namespace, shell: InteractiveShell) -> None:
 def _export(args: argparse.Namespace, shell: InteractiveShell) -> Any:
     import hpnb
 
-    frame = hpnb.load(args.name, store=args.store).results  # type: ignore[attr-defined]
+    frame = hpnb.load(args.name, store=args.store).results
     if args.output is None:
         return frame
     output = Path(args.output).expanduser()

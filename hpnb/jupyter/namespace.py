@@ -66,7 +66,7 @@ def resolve_objective(name: str, namespace: Mapping[str, Any]) -> Callable[..., 
             f"objective: {name!r} is a {type(value).__name__}, not a function; it must be a function "
             "taking the trial's parameters and returning or reporting metrics"
         )
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def variable_name(name: str) -> str:
@@ -84,3 +84,17 @@ def check_variable_name(name: str) -> str:
     if not name.isidentifier() or keyword.iskeyword(name):
         raise UsageError(f"--out: {name!r} is not a valid Python variable name")
     return name
+
+
+def cell_source(line: str, body: str) -> str:
+    """The text of a ``%%hpsearch`` cell, as kept in the store with the experiment."""
+    return f"%%hpsearch {line.strip()}\n{body}"
+
+
+def stored_objective_name(record: Any) -> str | None:
+    """The objective a stored experiment was started with, read from its ``%%hpsearch`` line."""
+    source = getattr(record, "source", None) or ""
+    first = source.lstrip().split("\n", 1)[0].split()
+    if len(first) >= 2 and first[0] == "%%hpsearch" and not first[1].startswith("-"):
+        return first[1]
+    return None

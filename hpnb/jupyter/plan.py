@@ -42,17 +42,19 @@ def format_plan(spec: Any, *, objective_name: str, name: str | None, namespace: 
     """The plan of a search as text: objective, goal, budget, parameters, early stopping, cluster."""
     shown_name = name or spec.name
     parallel = spec.parallel if spec.parallel is not None else "the cluster's worker slots"
+    seed = "" if spec.seed is None else f", seed {spec.seed}"
     lines = [
         f"dry run of {shown_name!r}: nothing started" if shown_name else "dry run: nothing started",
         f"objective:      {objective_name}",
         f"goal:           {'minimise' if spec.mode == 'min' else 'maximise'} {spec.metric}",
         f"strategy:       {spec.strategy.describe()}",
-        f"trials:         {spec.trials}, {parallel} at once" + (f", seed {spec.seed}" if spec.seed is not None else ""),
+        f"trials:         {spec.trials}, {parallel} at once{seed}",
         f"early stopping: {spec.early_stopping.describe()}",
         "parameters:",
     ]
     width = max((len(p.name) for p in spec.space), default=0)
     lines.extend(f"  {p.name:<{width}}  {p.describe()}" for p in spec.space)
     lines.append(f"resources:      {spec.resources.describe()}")
-    lines.append("cluster:        " + describe_cluster(spec.resources, shown_name or objective_name, namespace))
+    cluster = describe_cluster(spec.resources, shown_name or objective_name, namespace)
+    lines.append(f"cluster:        {cluster}")
     return "\n".join(lines)

@@ -16,11 +16,11 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
+from hpnb.core.store.records import ExperimentRecord, ExperimentStats, ResultRow, TrialRecord
 
 FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
 ACTIVE_EXPERIMENT_STATES = ("CREATED", "RUNNING")
@@ -111,7 +111,7 @@ def format_duration(seconds: float | None) -> str:
     """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``; an em dash for None."""
     if seconds is None or math.isnan(seconds):
         return "—"
-    total = int(round(seconds))
+    total = round(seconds)
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     if hours:
@@ -288,7 +288,8 @@ def leaderboard_label(row: LeaderboardRow, param_names: Sequence[str]) -> str:
     rank = f"{row.rank:>3}" if row.rank else "  -"
     value = format_value(row.score) if row.score is not None else "—"
     params = "  ".join(f"{name}={format_value(row.params.get(name))}" for name in param_names)
-    return f"{rank}  #{row.trial_id:<4} {value:>10}  {row.state:<9} {format_duration(row.duration):>6}  {params}"
+    duration = format_duration(row.duration)
+    return f"{rank}  #{row.trial_id:<4} {value:>10}  {row.state:<9} {duration:>6}  {params}"
 
 
 @dataclass(frozen=True)
@@ -305,3 +306,49 @@ def failures(trials: Sequence[TrialRecord]) -> list[Failure]:
         for trial in sorted(trials, key=lambda t: t.trial_id)
         if trial.state == "FAILED"
     ]
+
+
+# -- experiments list -----------------------------------------------------------------------
+
+
+def experiments_table(experiments: Sequence[ExperimentRecord], stats: Mapping[int, ExperimentStats]) -> Any:
+    """The ``%hpsearch list`` table: one row per experiment, newest first."""
+    import pandas as pd
+
+    rows = []
+    for exp in sorted(experiments, key=lambda e: e.created, reverse=True):
+        stat = stats.get(exp.id)
+        rows.append({
+            "name": exp.name, "strategy": exp.strategy, "metric": f"{exp.metric} ({exp.mode})",
+            "state": exp.state, "done": stat.finished if stat else 0, "budget": exp.budget,
+            "best": stat.best if stat else None,
+            "created": pd.Timestamp(exp.created, unit="s").floor("s"),
+        })
+    columns = ["name", "strategy", "metric", "state", "done", "budget", "best", "created"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+# -- population-based training --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """PBT members over steps: points (step, trial, value) and exploits (step, parent, step, child)."""
+
+    points: list[tuple[float, float, float]]
+    exploits: list[tuple[float, float, float, float]]
+
+
+def lineage(curves: Curves, trials: Sequence[TrialRecord], metric: str) -> Lineage:
+    """Each trial's reports of ``metric`` on its own row; a line from a parent's last report to the
+    first report of the trial that continued from it (an exploit)."""
+    points: list[tuple[float, float, float]] = []
+    exploits: list[tuple[float, float, float, float]] = []
+    for trial in sorted(trials, key=lambda t: t.trial_id):
+        xs, ys = curves.points(trial.trial_id, metric)
+        points.extend((x, float(trial.trial_id), y) for x, y in zip(xs, ys))
+        if trial.parent is not None and xs:
+            parent_xs, _ = curves.points(trial.parent, metric)
+            start = parent_xs[-1] if parent_xs else xs[0]
+            exploits.append((start, float(trial.parent), xs[0], float(trial.trial_id)))
+    return Lineage(points, exploits)

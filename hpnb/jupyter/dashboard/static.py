@@ -91,8 +91,8 @@ def summary_html(
     ]
     for failure in failed[:top]:
         parts.append(
-            f"<details><summary>trial {failure.trial_id} failed ({html.escape(format_params(failure.params))})"
-            f"</summary><pre>{html.escape(failure.error)}</pre></details>"
+            f"<details><summary>trial {failure.trial_id} failed "
+            f"({html.escape(format_params(failure.params))})</summary><pre>{html.escape(failure.error)}</pre></details>"
         )
     parts.append("</div>")
     return "\n".join(parts)

@@ -1,0 +1,58 @@
+"""The jupyter_server extension: REST routes under ``/hpnb/api`` for the JupyterLab extension.
+
+Jupyter finds it through ``jupyter-config/jupyter_server_config.d/hpnb.json``, which names
+this module. The routes read the local store (``HPNB_HOME``, or ``HpnbServer.store_path``)
+read-only; the only write is the stop flag of a running search.
+
+Example:
+    >>> from hpnb.jupyter.server import _jupyter_server_extension_points
+    >>> _jupyter_server_extension_points()
+    [{'module': 'hpnb.jupyter.server'}]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from traitlets import Unicode
+from traitlets.config import Configurable
+
+from hpnb.core.store import default_store_path
+
+#: the labextension's folder inside the package (built from labextension/, shipped in the wheel).
+LABEXTENSION_DIR = Path(__file__).resolve().parents[2] / "labextension"
+
+
+class HpnbServer(Configurable):
+    """Settings of the server extension.
+
+    Example:
+        ``jupyter lab --HpnbServer.store_path=/data/hpnb.sqlite``
+    """
+
+    store_path = Unicode(
+        "",
+        help="The hpnb store file the routes read; empty: $HPNB_HOME/hpnb.sqlite (default ~/.hpnb).",
+    ).tag(config=True)
+
+    def resolved_store_path(self) -> Path:
+        """The configured store file, or the default one."""
+        return Path(self.store_path).expanduser() if self.store_path else default_store_path()
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "hpnb.jupyter.server"}]
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    return [{"src": str(LABEXTENSION_DIR), "dest": "hpnb"}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from hpnb.jupyter.server.handlers import register_handlers
+
+    settings = HpnbServer(parent=serverapp)
+    store_path = settings.resolved_store_path()
+    register_handlers(serverapp.web_app, store_path)
+    serverapp.log.info("hpnb: experiment routes at /hpnb/api, store %s", store_path)

@@ -1,0 +1,179 @@
+"""Tornado handlers of the ``/hpnb/api`` routes.
+
+Every route needs an authenticated Jupyter user (403 otherwise) allowed to use the
+``hpnb`` resource. Names are checked against the store's name rule (400) and looked
+up (404); paging arguments are checked integers in range (400). The store is opened
+read-only per request; the stop route sets only the stop flag.
+
+Routes:
+    GET  /hpnb/api/experiments                         every experiment, newest first
+    GET  /hpnb/api/experiments/NAME                    one experiment
+    GET  /hpnb/api/experiments/NAME/trials?offset=&limit=
+    GET  /hpnb/api/experiments/NAME/results?after=&limit=[&trial=ID]
+    POST /hpnb/api/experiments/NAME/stop               ask a running search to stop
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from hpnb.core.store import InvalidName, Store, UnknownExperiment, validate_name
+from hpnb.jupyter.server.views import experiment_json, result_json, trial_json
+
+T = TypeVar("T")
+
+#: largest page of trials or results one request returns.
+MAX_PAGE = 1000
+#: largest offset or cursor accepted (SQLite integers are 64-bit; this is far beyond any store).
+MAX_POSITION = 2**53
+#: experiment states in which a stop request makes sense.
+STOPPABLE = ("CREATED", "RUNNING")
+
+_NAME_SEGMENT = r"(?P<name>[^/]+)"
+
+
+class HpnbHandler(APIHandler):
+    """Base of the hpnb routes: store access off the event loop, checked arguments."""
+
+    auth_resource = "hpnb"
+
+    def initialize(self, store_path: Path) -> None:
+        self.store_path = store_path
+
+    async def in_store(self, work: Callable[[Store], T]) -> T:
+        """Run ``work`` on a read-only store in a worker thread, mapping store errors to HTTP ones."""
+
+        def run() -> T:
+            with Store(self.store_path, readonly=True) as store:
+                return work(store)
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, run)
+        except UnknownExperiment as err:
+            raise web.HTTPError(404, str(err)) from err
+
+    def checked_name(self, name: str) -> str:
+        try:
+            return validate_name(name)
+        except InvalidName as err:
+            raise web.HTTPError(400, str(err)) from err
+
+    def int_argument(self, key: str, default: int | None, low: int, high: int) -> int | None:
+        """Query argument ``key`` as an integer in [low, high]; ``default`` when absent."""
+        raw = self.get_query_argument(key, None)
+        if raw is None:
+            return default
+        if not raw.isascii() or not raw.isdigit() or int(raw) < low or int(raw) > high:
+            raise web.HTTPError(400, f"{key}: {raw!r} is not allowed; use an integer from {low} to {high}")
+        return int(raw)
+
+    def write_json(self, body: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.finish(json.dumps(body, allow_nan=False))
+
+
+class ExperimentsHandler(HpnbHandler):
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        def work(store: Store) -> list[dict[str, Any]]:
+            stats = store.experiment_stats()
+            return [experiment_json(e, stats.get(e.id), store.trials(e.id)) for e in store.experiments()]
+
+        self.write_json({"experiments": await self.in_store(work)})
+
+
+class ExperimentHandler(HpnbHandler):
+    @web.authenticated
+    @authorized
+    async def get(self, name: str) -> None:
+        name = self.checked_name(name)
+
+        def work(store: Store) -> dict[str, Any]:
+            record = store.experiment(name)
+            body = experiment_json(record, store.experiment_stats().get(record.id), store.trials(record.id))
+            body["spec"] = record.spec
+            return body
+
+        self.write_json(await self.in_store(work))
+
+
+class TrialsHandler(HpnbHandler):
+    @web.authenticated
+    @authorized
+    async def get(self, name: str) -> None:
+        name = self.checked_name(name)
+        offset = self.int_argument("offset", 0, 0, MAX_POSITION) or 0
+        limit = self.int_argument("limit", MAX_PAGE, 1, MAX_PAGE) or MAX_PAGE
+
+        def work(store: Store) -> dict[str, Any]:
+            trials = store.trials(store.experiment(name).id)
+            page = [trial_json(trial) for trial in trials[offset : offset + limit]]
+            return {"trials": page, "total": len(trials), "offset": offset, "limit": limit}
+
+        self.write_json(await self.in_store(work))
+
+
+class ResultsHandler(HpnbHandler):
+    """Results in pages. Without ``trial``, ``after`` is the ``next`` cursor of the previous
+    page (results in the order they were stored); with ``trial``, it is that trial's last seq."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, name: str) -> None:
+        name = self.checked_name(name)
+        trial = self.int_argument("trial", None, 0, MAX_POSITION)
+        after = self.int_argument("after", 0, 0, MAX_POSITION) or 0
+        limit = self.int_argument("limit", MAX_PAGE, 1, MAX_PAGE) or MAX_PAGE
+
+        def work(store: Store) -> dict[str, Any]:
+            experiment_id = store.experiment(name).id
+            if trial is None:
+                rows, cursor = store.results_since(experiment_id, after, limit)
+            else:
+                rows = store.results(experiment_id, trial_id=trial, after=after, limit=limit)
+                cursor = rows[-1].seq if rows else after
+            return {"results": [result_json(row) for row in rows], "next": cursor}
+
+        self.write_json(await self.in_store(work))
+
+
+class StopHandler(HpnbHandler):
+    @web.authenticated
+    @authorized
+    async def post(self, name: str) -> None:
+        name = self.checked_name(name)
+
+        def work(store: Store) -> str:
+            state = store.experiment(name).state
+            if state in STOPPABLE:
+                store.request_stop(name)
+            return state
+
+        state = await self.in_store(work)
+        if state not in STOPPABLE:
+            raise web.HTTPError(409, f"experiment {name!r} is {state}; only a running search can be stopped")
+        self.write_json({"name": name, "stop_requested": True}, status=202)
+
+
+def register_handlers(web_app: Any, store_path: Path) -> None:
+    """Add the routes to the server's tornado application."""
+    base = url_path_join(web_app.settings["base_url"], "hpnb", "api", "experiments")
+    options = {"store_path": store_path}
+    routes: list[tuple[str, type[HpnbHandler]]] = [
+        (base, ExperimentsHandler),
+        (url_path_join(base, _NAME_SEGMENT), ExperimentHandler),
+        (url_path_join(base, _NAME_SEGMENT, "trials"), TrialsHandler),
+        (url_path_join(base, _NAME_SEGMENT, "results"), ResultsHandler),
+        (url_path_join(base, _NAME_SEGMENT, "stop"), StopHandler),
+    ]
+    web_app.add_handlers(".*$", [(pattern, handler, options) for pattern, handler in routes])
