@@ -62,7 +62,8 @@ def test_uniform_ranges_round_trip(low: float, width: float, steps: int | None, 
     if steps is not None:
         definition["step"] = width / steps
     if as_text:
-        definition = {key: repr(value) if isinstance(value, float) else value for key, value in definition.items()}
+        definition = {key: repr(value) if isinstance(value, float) else value
+                      for key, value in definition.items()}
     spec = parse_spec({"metric": "loss", "parameters": {"x": definition}})
     parameter = spec.space["x"]
     assert parameter.describe().startswith("uniform")
