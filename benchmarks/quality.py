@@ -2,12 +2,12 @@
 
 Each strategy of hpnb runs a plain sequential ask/observe loop (no cluster) for
 ``--trials`` trials on each function, once per seed; Optuna's own TPESampler
-and RandomSampler run the same functions through ``study.optimize`` for
+CmaEsSampler and RandomSampler run the same functions through ``study.optimize`` for
 reference. The table shows the median and quartiles over seeds of the simple
 regret after the last trial: best value found minus the known minimum.
 
 Usage:
-    python benchmarks/quality.py                      # 100 trials, 10 seeds, 2 processes
+    python benchmarks/quality.py                      # 100 trials, 30 seeds, 2 processes
     python benchmarks/quality.py --seeds 20 --trials 50 --jobs 1
 """
 
@@ -73,7 +73,7 @@ PROBLEMS = {
                          {f"x{i}": (0.0, 1.0) for i in range(1, 7)}, 0.5),
 }
 OURS = ("random", "sobol", "tpe", "cmaes", "de", "grid")
-OPTUNA = ("optuna-tpe", "optuna-random")
+OPTUNA = ("optuna-tpe", "optuna-cmaes", "optuna-random")
 
 
 def run_ours(problem: Problem, strategy: str, seed: int, trials: int) -> float:
@@ -94,13 +94,13 @@ def run_ours(problem: Problem, strategy: str, seed: int, trials: int) -> float:
 
 
 def run_optuna(problem: Problem, sampler_name: str, seed: int, trials: int) -> float:
-    """Best value of Optuna's own ``study.optimize`` with its TPE or random sampler."""
+    """Best value of Optuna's own ``study.optimize`` with one of its samplers."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
-    sampler = (optuna.samplers.TPESampler(seed=seed) if sampler_name == "optuna-tpe"
-               else optuna.samplers.RandomSampler(seed=seed))
-    study = optuna.create_study(sampler=sampler)
+    samplers = {"optuna-tpe": optuna.samplers.TPESampler, "optuna-cmaes": optuna.samplers.CmaEsSampler,
+                "optuna-random": optuna.samplers.RandomSampler}
+    study = optuna.create_study(sampler=samplers[sampler_name](seed=seed))
 
     def objective(trial: optuna.Trial) -> float:
         config = {n: trial.suggest_float(n, lo, hi) for n, (lo, hi) in problem.bounds.items()}
@@ -122,7 +122,7 @@ def one_run(task: tuple[str, str, int, int]) -> tuple[str, str, float, float]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--methods", default=",".join(OURS + OPTUNA))
     parser.add_argument("--problems", default=",".join(PROBLEMS))

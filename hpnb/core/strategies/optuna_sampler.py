@@ -43,10 +43,11 @@ random states. :meth:`load_state_dict` replays them into a fresh study with
 ``study.add_trial(create_trial(...))`` and restores the random states, so the
 next suggestions are the ones the original would have made.
 
-Options passed through: ``tpe``: n_startup_trials (10), multivariate (false),
-group (false), constant_liar (true: pending trials count as bad guesses, which
-keeps parallel trials apart), n_ei_candidates (24). ``cmaes``: popsize,
-n_startup_trials (1), with_margin, lr_adapt, use_separable_cma,
+Options passed through (an option not given keeps Optuna's default, so a
+search behaves like Optuna's own sampler): ``tpe``: n_startup_trials,
+multivariate, group, constant_liar (pending trials count as bad guesses,
+which keeps parallel trials apart), n_ei_candidates. ``cmaes``: popsize,
+n_startup_trials, with_margin, lr_adapt, use_separable_cma,
 consider_pruned_trials. (``sigma0``, ``x0`` and ``restart_strategy`` are
 deprecated in Optuna and not offered.) Optuna's CMA-ES needs at least two
 continuous dimensions; on a one-dimensional space it samples at random.
@@ -143,6 +144,18 @@ def _decode_rng(holder: Any, state: list[Any]) -> None:
 
     name, keys, pos, has_gauss, cached = state
     holder.rng.set_state((name, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
+
+
+def _checked(options: dict[str, Any], ints: dict[str, int], flags: tuple[str, ...]) -> dict[str, Any]:
+    """The sampler options the user gave, checked; the others keep Optuna's defaults."""
+    kwargs: dict[str, Any] = {}
+    for option, minimum in ints.items():
+        if options.get(option) is not None:
+            kwargs[option] = check_int(option, options[option], minimum)
+    for flag in flags:
+        if options.get(flag) is not None:
+            kwargs[flag] = check_bool(flag, options[flag])
+    return kwargs
 
 
 class OptunaStrategy(Strategy):
@@ -274,19 +287,14 @@ class TPEStrategy(OptunaStrategy):
     options = ("n_startup_trials", "multivariate", "group", "constant_liar", "n_ei_candidates")
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "n_startup_trials": check_int("n_startup_trials", options.get("n_startup_trials", 10), 0),
-            "multivariate": check_bool("multivariate", options.get("multivariate", False)),
-            "group": check_bool("group", options.get("group", False)),
-            "constant_liar": check_bool("constant_liar", options.get("constant_liar", True)),
-            "n_ei_candidates": check_int("n_ei_candidates", options.get("n_ei_candidates", 24), 1),
-        }
+        return _checked(options, ints={"n_startup_trials": 0, "n_ei_candidates": 1},
+                        flags=("multivariate", "group", "constant_liar"))
 
     def _make_sampler(self) -> optuna.samplers.BaseSampler:
         from optuna.samplers import TPESampler
 
         kwargs = dict(self.sampler_kwargs)
-        if kwargs["group"]:
+        if kwargs.get("group"):
             kwargs["multivariate"] = True  # Optuna requires it for group
         return TPESampler(seed=self.resolved_seed, **kwargs)
 
@@ -299,14 +307,8 @@ class CMAESStrategy(OptunaStrategy):
                "consider_pruned_trials")
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "n_startup_trials": check_int("n_startup_trials", options.get("n_startup_trials", 1), 0),
-        }
-        if options.get("popsize") is not None:
-            kwargs["popsize"] = check_int("popsize", options["popsize"], 2)
-        for flag in ("with_margin", "lr_adapt", "use_separable_cma", "consider_pruned_trials"):
-            kwargs[flag] = check_bool(flag, options.get(flag, False))
-        return kwargs
+        return _checked(options, ints={"popsize": 2, "n_startup_trials": 0},
+                        flags=("with_margin", "lr_adapt", "use_separable_cma", "consider_pruned_trials"))
 
     def _make_sampler(self) -> optuna.samplers.BaseSampler:
         from optuna.samplers import CmaEsSampler
