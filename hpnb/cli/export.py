@@ -1,0 +1,106 @@
+"""``hpnb export NAME``: an experiment's trials (or its full history) as CSV, JSON or Parquet.
+
+CSV and JSON go to standard output unless ``--output`` is given; Parquet is
+binary and needs ``--output`` (and pyarrow). JSON is strict: NaN and infinite
+values are written as ``null``; times are ISO 8601 in UTC.
+
+Example:
+    >>> from hpnb.cli import main
+    >>> main(["export", "mlp-lr", "--format", "json", "--history"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from hpnb.cli.store_option import add_store_option, open_store
+from hpnb.core.errors import HpnbError
+from hpnb.core.frames import history_frame, results_frame
+
+FORMATS = ("csv", "json", "parquet")
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``export`` on the ``hpnb`` command line."""
+    parser = subparsers.add_parser(
+        "export",
+        help="export an experiment's trials or history (csv, json, parquet)",
+        description="Export one row per trial (or, with --history, every reported result).",
+    )
+    parser.add_argument("name", help="the experiment's name")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="the file format (default: from the --output suffix, else csv)",
+    )
+    parser.add_argument("--output", "-o", metavar="PATH", help="write to PATH instead of standard output")
+    parser.add_argument(
+        "--history", action="store_true", help="export every reported result, not one row per trial"
+    )
+    add_store_option(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def choose_format(requested: str | None, output: str | None) -> str:
+    """The format asked for, else the one the output file's suffix names, else csv."""
+    if requested:
+        return requested
+    suffix = Path(output).suffix.lstrip(".").lower() if output else ""
+    return suffix if suffix in FORMATS else "csv"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the export (exit 0); unknown name, missing pyarrow or an unwritable path: exit 2."""
+    kind = choose_format(args.format, args.output)
+    if kind == "parquet":
+        _require_pyarrow()
+        if not args.output:
+            raise HpnbError("parquet is a binary format: give the file to write with --output PATH")
+    with open_store(args) as store:
+        experiment = store.experiment(args.name)
+        if args.history:
+            frame = history_frame(store.results(experiment.id))
+        else:
+            frame = results_frame(experiment, store.trials(experiment.id))
+    if args.output:
+        _write_file(frame, kind, Path(args.output))
+        print(f"wrote {len(frame)} rows to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(render_text(frame, kind))
+    return 0
+
+
+def render_text(frame: pd.DataFrame, kind: str) -> str:
+    """The frame as CSV or JSON (a list of records) text."""
+    if kind == "json":
+        return frame.to_json(orient="records", date_format="iso") + "\n"
+    return frame.to_csv(index=False)
+
+
+def _require_pyarrow() -> None:
+    try:
+        importlib.import_module("pyarrow")
+    except ImportError as err:
+        raise HpnbError(
+            "parquet export needs pyarrow, which is not installed: pip install pyarrow "
+            "(or use --format csv or --format json)"
+        ) from err
+
+
+def _write_file(frame: pd.DataFrame, kind: str, path: Path) -> None:
+    try:
+        if kind == "parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            path.write_text(render_text(frame, kind), encoding="utf-8")
+    except OSError as err:
+        raise HpnbError(f"cannot write {path}: {err.strerror or err}") from err
+    except (ValueError, TypeError) as err:  # pyarrow refuses columns of mixed types
+        raise HpnbError(f"cannot write {path} as {kind}: {err}; try --format csv or json") from err

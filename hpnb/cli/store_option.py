@@ -1,0 +1,42 @@
+"""The ``--store PATH`` option shared by the commands that read the experiment store."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timezone
+
+import pandas as pd
+
+from hpnb.core.store import Store, default_store_path
+
+
+def add_store_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--store PATH`` (default: ``$HPNB_HOME/hpnb.sqlite``)."""
+    parser.add_argument(
+        "--store",
+        metavar="PATH",
+        help=f"the store file (default: $HPNB_HOME/hpnb.sqlite, now {default_store_path()})",
+    )
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The store named by ``--store``, opened read-only (a missing file reads as an empty store)."""
+    return Store(args.store, readonly=True)
+
+
+def format_time(value: pd.Timestamp | float | None) -> str:
+    """A UTC timestamp (or epoch seconds) as local ``YYYY-MM-DD HH:MM:SS``; ``-`` when missing."""
+    if value is None or pd.isna(value):
+        return "-"
+    if isinstance(value, pd.Timestamp):
+        moment = value.to_pydatetime()
+    else:
+        moment = datetime.fromtimestamp(value, timezone.utc)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def format_number(value: float | None) -> str:
+    """A metric value in 6 significant digits; ``-`` when missing."""
+    if value is None or pd.isna(value):
+        return "-"
+    return f"{float(value):.6g}"
