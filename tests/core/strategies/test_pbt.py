@@ -28,7 +28,7 @@ def make(**options: Any) -> PopulationBasedTraining:
 
 
 def start(pbt: PopulationBasedTraining) -> list[int]:
-    ids = []
+    ids: list[int] = []
     while pbt.suggest(len(ids)) is not None:
         ids.append(len(ids))
     return ids

@@ -31,7 +31,7 @@ UNIT = FloatParameter("x", "uniform", low=0.3, high=1.0)
     (FloatParameter("m", "uniform", low=0.8, high=0.99, step=0.01), 0.9, UP, 0.99),   # 1.08 -> max
     (FloatParameter("m", "uniform", low=0.8, high=0.99, step=0.01), 0.9, DOWN, 0.8),  # .72 -> min
     (FloatParameter("p", "uniform", low=0.0, high=1.0, step=0.1), 0.3, UP, 0.4),      # .36 -> on step .4
-    (FloatParameter("p", "uniform", low=0.0, high=1.0, step=0.1), 0.1, UP, 0.2),      # .12 -> .1 again: one step up
+    (FloatParameter("p", "uniform", low=0.0, high=1.0, step=0.1), 0.1, UP, 0.2),      # .12 -> .1: step up
     (IntParameter("layers", 1, 4), 1, UP, 2),      # 1.2 rounds back to 1: one step up instead
     (IntParameter("layers", 1, 4), 4, UP, 4),      # one step up would leave the range
     (IntParameter("layers", 1, 4), 3, DOWN, 2),    # 2.4 -> 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ STEPS = 200          # per member; two members
 TARGET = 1.19
 
 
-def paper_pbt(seed: int, **options: object) -> PopulationBasedTraining:
+def paper_pbt(seed: int, **options: Any) -> PopulationBasedTraining:
     options.setdefault("explore", "resample")
     return PopulationBasedTraining(toy_space(), mode="max", seed=seed, population=2, ready=4,
                                    initial=PAPER_INITIAL, **options)
