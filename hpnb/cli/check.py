@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.frozen import thaw
 from hpnb.core.space import SearchSpace
 from hpnb.core.spec import ExperimentSpec, parse_spec
 
@@ -64,7 +66,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print_plan(spec, sys.stdout)
     if args.cluster:
-        print_cluster(spec, sys.stdout)
+        try:
+            print_cluster(spec, sys.stdout)
+        except HpnbError as err:
+            print(f"hpnb check: {args.spec}: {err}", file=sys.stderr)
+            return 2
     return 0
 
 
@@ -83,7 +89,7 @@ def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
     out.write(f"parallel:       {parallel}\n")
     out.write(f"seed:           {seed}\n")
     grid = _grid_size(spec.space)
-    if grid is not None:
+    if grid is not None and spec.space.dimension > 0:
         out.write(f"grid size:      {grid:,} configuration(s)\n")
     out.write(f"parameters:     {len(spec.space)} ({spec.space.dimension} varying)\n")
     width = max((len(p.name) for p in spec.space), default=0)
@@ -101,13 +107,14 @@ def print_cluster(spec: ExperimentSpec, out: TextIO) -> None:
     out.write(f"cluster:        {resources.cluster}\n")
     if resources.kubernetes:
         for key, value in resources.kubernetes.items():
-            out.write(f"  {key}: {value}\n")
+            out.write(f"  {key}: {json.dumps(thaw(value))}\n")
     if resources.cluster != "kubernetes":
         return
     try:
-        kubernetes = importlib.import_module("hpnb.cluster.kubernetes")
-        manifest_yaml = kubernetes.manifest_yaml
-    except (ImportError, AttributeError):
+        manifests = importlib.import_module("hpnb.cluster.kubernetes_manifest")
+    except ImportError:
         out.write("(the Kubernetes manifest is not available in this installation)\n")
         return
-    out.write(manifest_yaml(resources, spec.name or "hpnb"))
+    cluster_name = manifests.cluster_name_for(spec.name or "search")
+    out.write(f"manifest of DaskCluster {cluster_name!r}:\n")
+    out.write(manifests.manifest_yaml(resources, cluster_name))
