@@ -105,10 +105,10 @@ class PopulationBasedTraining(Strategy):
 
     def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget)
-        unknown = sorted(set(options) - set(self.options))
-        if unknown:
-            raise SpecError(_path(unknown[0]), "is not an option of pbt", allowed=self.options)
+        super().__init__(space, mode, seed, budget, **options)
+        if space.dimension == 0:
+            raise SpecError("parameters", "population-based training needs a parameter that varies",
+                            allowed="a range, a distribution or a list of values")
         default_population = budget if budget else DEFAULT_POPULATION
         self.population = _positive_int("population", options.get("population", default_population), 2)
         self.ready = _positive_int("ready", options.get("ready", 4), 1)
@@ -123,7 +123,7 @@ class PopulationBasedTraining(Strategy):
         self.ttest_window = _positive_int("ttest_window", options.get("ttest_window", 10), 2)
         self.perturb_factors = self._factors(options.get("perturb_factors", DEFAULT_FACTORS))
         self.initial = self._initial(options.get("initial", []))
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(self.resolved_seed)
         self._members: dict[int, Member] = {}
         self._lineage: list[dict[str, Any]] = []
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -13,12 +13,18 @@ from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.pbt import PopulationBasedTraining
 from hpnb.core.strategies.pbt_exploit import Exploit
 from hpnb.core.trial import TrialState
+from hpnb.testing.strategy_suite import StrategySuite
 
 SPACE = SearchSpace((
     FloatParameter("lr", "logUniform", low=1e-4, high=1e-1),
     IntParameter("layers", 1, 4),
     CategoricalParameter("optimizer", ("sgd", "adam", "rmsprop")),
 ))
+
+
+class TestPbtSuite(StrategySuite):
+    strategy = "pbt"
+    strategy_options: ClassVar[dict[str, Any]] = {"population": 8}
 
 
 def make(**options: Any) -> PopulationBasedTraining:
