@@ -128,4 +128,4 @@ def test_bad_kubernetes_options(kubernetes: dict[str, object], path: str, fragme
 def test_kubernetes_options_are_read_only() -> None:
     res = parse_resources({"cluster": "kubernetes", "kubernetes": {"env": {"A": "1"}}})
     with pytest.raises(TypeError):
-        res.kubernetes["env"]["B"] = "2"  # type: ignore[index]
+        res.kubernetes["env"]["B"] = "2"
