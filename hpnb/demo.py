@@ -22,15 +22,15 @@ DEMO_SPEC = """\
 metric: val_loss
 mode: min
 strategy: tpe
-trials: 24
+trials: 40
 seed: 0
 parameters:
   lr:     {distribution: logUniform, min: 1.0e-3, max: 1.0}
   hidden: {type: int, min: 2, max: 32}
   l2:     {distribution: logUniform, min: 1.0e-6, max: 1.0e-1}
   batch:  [16, 32, 64]
-  epochs: 30
-early_stopping: {rule: asha, grace: 3, reduction: 3, max_t: 30}
+  epochs: 40
+early_stopping: {rule: asha, grace: 4, reduction: 3, max_t: 40}
 resources: {workers: 2}
 """
 
@@ -69,8 +69,8 @@ def _step(params: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray, lr: float
 
 def train_moons(lr: float, hidden: int, l2: float, batch: int, epochs: int, seed: int = 0) -> dict[str, Any]:
     """Train the network; report validation metrics every epoch; return the last ones."""
-    x, y = make_moons(600, noise=0.2, seed=seed)
-    x_train, y_train, x_val, y_val = x[:400], y[:400], x[400:], y[400:]
+    x, y = make_moons(3000, noise=0.25, seed=seed)
+    x_train, y_train, x_val, y_val = x[:2400], y[:2400], x[2400:], y[2400:]
     rng = np.random.default_rng(seed + 1)
     params = {"w1": rng.normal(0, 1, (2, hidden)), "b1": np.zeros(hidden),
               "w2": rng.normal(0, 1 / np.sqrt(hidden), hidden), "b2": np.zeros(())}

@@ -87,7 +87,7 @@ def _module_from_file(path: Path) -> Any:
 def follow(search: Any, quiet: bool = False) -> int:
     """Print progress until ``search`` ends, then the leaderboard; exit 0 unless it FAILED."""
     from hpnb.cli.progress import ProgressPrinter
-    from hpnb.cli.show import print_leaderboard
+    from hpnb.cli.show import failure_lines, leaderboard_lines
 
     printer = None if quiet else ProgressPrinter()
     try:
@@ -101,7 +101,9 @@ def follow(search: Any, quiet: bool = False) -> int:
     if printer is not None:
         printer.update(search.record, search.store.trials(search.experiment_id), final=True)
     print(f"search {search.name!r}: {search.state}" + (f" ({search.message})" if search.message else ""))
-    print_leaderboard(search.record, search.store.trials(search.experiment_id), top=10)
+    record, trials = search.record, search.store.trials(search.experiment_id)
+    for line in leaderboard_lines(record, trials) + failure_lines(trials):
+        print(line)
     return 1 if search.state == "FAILED" else 0
 
 

@@ -34,6 +34,8 @@ log = logging.getLogger("hpnb")
 STOP_GRACE = 3.0
 #: seconds to wait for report batches still in flight when an attempt returns.
 LATE_BATCH_GRACE = 5.0
+#: the stop reason of a trial that used its whole per-trial budget: it ends COMPLETED.
+BUDGET_REACHED = "reached its step budget"
 #: how often (seconds) the driver looks for a stop flag set in the store by another process.
 STORE_STOP_POLL = 0.5
 
@@ -189,7 +191,13 @@ class Driver(threading.Thread):
                 step = row.step if row.step is not None else row.seq
                 self.strategy.report(runtime.trial_id, step, row.value)
                 if self.scheduler.on_result(runtime.trial_id, step, row.value) is Decision.STOP:
-                    self._request_stop(runtime, f"early stopping ({self.scheduler.name}) at step {step}")
+                    self._request_stop(runtime, self._stop_reason(step))
+
+    def _stop_reason(self, step: int) -> str:
+        max_t = self.scheduler.max_t
+        if max_t is not None and step >= max_t:
+            return f"{BUDGET_REACHED} (max_t={max_t})"
+        return f"early stopping ({self.scheduler.name}) at step {step}"
 
     def _request_stop(self, runtime: TrialRuntime, reason: str) -> None:
         if runtime.stop_reason is None:
@@ -237,7 +245,8 @@ class Driver(threading.Thread):
         outcome = done.outcome
         metrics = {**runtime.metrics, **outcome.get("metrics", {})}
         status = outcome.get("status")
-        if status == "stopped" or (status == "ok" and runtime.stop_reason is not None):
+        budget_used = (runtime.stop_reason or "").startswith(BUDGET_REACHED)
+        if status == "stopped" and not budget_used:
             self._end(runtime, TrialState.STOPPED, metrics, None, done.worker)
         elif status == "failed":
             self._end(runtime, TrialState.FAILED, metrics, outcome.get("error"), done.worker)

@@ -113,6 +113,4 @@ def run_trial(objective: Callable[..., Any], task: TrialTask, channel: TrialChan
             metrics.update(returned_metrics(returned, task.metric))
         except TypeError as exc:
             status, error = "failed", f"TypeError: {exc}"
-    if status == "ok" and context.stop_requested:
-        status = "stopped"
     return {"status": status, "metrics": metrics, "last_seq": context.seq, "error": error}
