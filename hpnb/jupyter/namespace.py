@@ -63,8 +63,8 @@ def resolve_objective(name: str, namespace: Mapping[str, Any]) -> Callable[..., 
         value = getattr(value, attr)
     if not callable(value):
         raise UsageError(
-            f"objective: {name!r} is not a function (it is of type {type(value).__name__}); it must be a function "
-            "taking the trial's parameters and returning or reporting metrics"
+            f"objective: {name!r} is not a function (it is of type {type(value).__name__}); it must be "
+            "a function taking the trial's parameters and returning or reporting metrics"
         )
     return value
 
