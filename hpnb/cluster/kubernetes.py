@@ -26,6 +26,7 @@ import logging
 import os
 import time
 from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
@@ -50,6 +51,7 @@ from hpnb.cluster.kubernetes_manifest import (
 from hpnb.core.resources import Resources
 
 __all__ = [
+    "ApiCheck",
     "KubernetesBackend",
     "check_api",
     "cluster_manifest",
@@ -168,29 +170,43 @@ def _server_of(url: str) -> str:
     return f"{scheme}://{rest.split('/', 1)[0]}" if rest else url
 
 
-def check_api(timeout: float = API_TIMEOUT) -> str:
-    """Check the API server answers and knows ``DaskCluster``; return the server's address.
+@dataclass(frozen=True)
+class ApiCheck:
+    """What :func:`check_api` learnt: the server, the namespace in use, whether the cluster exists."""
+
+    server: str
+    namespace: str
+    cluster_exists: bool
+
+
+def check_api(name: str, namespace: str | None = None, timeout: float = API_TIMEOUT) -> ApiCheck:
+    """Check the API server answers and knows ``DaskCluster``; look for the cluster ``name``.
 
     Raises:
         KubeConfigError, KubernetesApiError, OperatorNotInstalledError: with what to do.
     """
-    return _run_isolated(_check_api(), timeout)
+    result: ApiCheck = _run_isolated(_check_api(name, namespace), timeout)
+    return result
 
 
-async def _check_api() -> str:
+async def _check_api(name: str, namespace: str | None) -> ApiCheck:
     import kr8s.asyncio
 
     try:
         api = await kr8s.asyncio.api()
     except ValueError as exc:  # kr8s: unusable kubeconfig or context
         raise KubeConfigError(f"the Kubernetes credentials could not be used: {exc}") from exc
-    server = str(api.auth.server)
+    server, namespace = str(api.auth.server), namespace or str(api.namespace)
     group, version = API_VERSION.split("/")
     async with api.call_api("GET", version="", base=f"/apis/{group}", url=version) as response:
         kinds = {resource.get("kind") for resource in response.json().get("resources", [])}
     if "DaskCluster" not in kinds:
         raise OperatorNotInstalledError(server)
-    return server
+    async with api.call_api(
+        "GET", version=API_VERSION, namespace=namespace, url=f"daskclusters/{name}", raise_for_status=False
+    ) as response:
+        exists = response.status_code == 200
+    return ApiCheck(server, namespace, exists)
 
 
 def _run_isolated(coroutine: Coroutine[Any, Any, Any], timeout: float) -> Any:
@@ -247,7 +263,8 @@ class KubernetesBackend:
         name: The DaskCluster name (see :func:`hpnb.cluster.kubernetes_manifest.cluster_name_for`).
             A cluster of that name that already exists is connected to, not recreated.
 
-    The cluster is deleted by :meth:`close` unless ``kubernetes.keep`` is true.
+    :meth:`close` deletes a cluster that :meth:`start` created, unless ``kubernetes.keep`` is
+    true; a cluster that already existed (kept by an earlier search) is only disconnected from.
     """
 
     def __init__(self, resources: Resources, name: str) -> None:
@@ -274,18 +291,23 @@ class KubernetesBackend:
         """
         operator = require_kubernetes_extra()
         find_kube_credentials()
-        check_api()
+        found = check_api(self.name, self.namespace)
+        self.namespace = found.namespace
+        if found.cluster_exists:
+            logger.warning(
+                "DaskCluster %s exists in %s: connecting to it as it is", self.name, found.namespace
+            )
         from distributed import Client
 
         try:
             self._cluster = operator.KubeCluster(
                 custom_cluster_spec=self.manifest,
                 namespace=self.namespace,
-                shutdown_on_close=not self.keep,
+                # never delete a cluster that was there before (kept by an earlier search)
+                shutdown_on_close=not (self.keep or found.cluster_exists),
                 resource_timeout=int(self.timeout),
                 quiet=True,
             )
-            self.namespace = self._cluster.namespace
             if self.autoscaler is not None:
                 self._cluster.adapt(*adapt_bounds(self.resources.kubernetes["adapt"]))
         except Exception as exc:
@@ -328,17 +350,16 @@ class KubernetesBackend:
         return None if self._cluster is None else str(self._cluster.dashboard_link)
 
     def close(self) -> None:
-        """Disconnect; delete the DaskCluster unless ``kubernetes.keep`` is true."""
+        """Disconnect; delete the DaskCluster if this backend created it and ``keep`` is not set."""
         client, cluster = self._client, self._cluster
         self._client = self._cluster = None
         if client is not None:
             client.close()
         if cluster is not None:
             cluster.close()
-            if self.keep:
+            if not cluster.shutdown_on_close:
                 logger.warning(
-                    "DaskCluster %s keeps running (keep: true); delete it with: "
-                    "kubectl delete daskcluster %s -n %s",
+                    "DaskCluster %s keeps running; delete it with: kubectl delete daskcluster %s -n %s",
                     self.name,
                     self.name,
                     self.namespace,

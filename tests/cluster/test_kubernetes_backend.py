@@ -27,6 +27,7 @@ from hpnb.cluster.errors import (
     WorkersTimeoutError,
 )
 from hpnb.cluster.kubernetes import (
+    ApiCheck,
     KubernetesBackend,
     check_api,
     explain_api_error,
@@ -219,7 +220,7 @@ def test_closed_port_is_reported_quickly(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(
         KubernetesApiError, match=r"cannot reach the Kubernetes API server at https://127.0.0.1:1"
     ):
-        check_api(timeout=10)
+        check_api("hpnb-a", timeout=10)
     with pytest.raises(KubernetesApiError, match="kubectl cluster-info"):
         KubernetesBackend(kube_resources(), "hpnb-a").start()
 
@@ -234,7 +235,7 @@ def test_a_server_that_never_answers_hits_the_deadline(tmp_path: Path, monkeypat
         server = f"http://127.0.0.1:{silent.getsockname()[1]}"
         monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path, server)))
         with pytest.raises(KubernetesApiError, match=r"no answer from the Kubernetes API server within 1 s"):
-            check_api(timeout=1)
+            check_api("hpnb-a", timeout=1)
 
 
 def test_missing_operator_is_reported_with_the_helm_command(api_server: FakeApiServer):
@@ -250,7 +251,24 @@ def test_missing_operator_is_reported_with_the_helm_command(api_server: FakeApiS
 @pytest.mark.parametrize("api_server", [WITH_OPERATOR], indirect=True)
 def test_an_api_with_the_operator_passes_the_check(api_server: FakeApiServer):
     pytest.importorskip("dask_kubernetes", reason=NEEDS_EXTRA)
-    assert check_api(timeout=10) == api_server.url
+    assert check_api("hpnb-a", timeout=10) == ApiCheck(api_server.url, "default", cluster_exists=False)
+    assert check_api("hpnb-a", "ml", timeout=10).namespace == "ml"
+
+
+KEPT_CLUSTER = {
+    **WITH_OPERATOR,
+    ("GET", "/apis/kubernetes.dask.org/v1/namespaces/default/daskclusters/hpnb-kept"): (
+        200,
+        {"apiVersion": "kubernetes.dask.org/v1", "kind": "DaskCluster", "metadata": {"name": "hpnb-kept"}},
+    ),
+}
+
+
+@pytest.mark.parametrize("api_server", [KEPT_CLUSTER], indirect=True)
+def test_an_existing_cluster_is_found(api_server: FakeApiServer):
+    pytest.importorskip("dask_kubernetes", reason=NEEDS_EXTRA)
+    assert check_api("hpnb-kept", timeout=10).cluster_exists
+    assert not check_api("hpnb-other", timeout=10).cluster_exists
 
 
 FORBIDDEN = {
@@ -267,7 +285,7 @@ def test_forbidden_names_the_permissions_needed(api_server: FakeApiServer):
     with pytest.raises(
         KubernetesApiError, match=r"refused .*\(403\).*create/get/list/delete/patch on daskclusters"
     ):
-        check_api(timeout=10)
+        check_api("hpnb-a", timeout=10)
 
 
 MISSING_NAMESPACE = {
