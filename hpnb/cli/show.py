@@ -101,7 +101,7 @@ def failure_lines(trials: Sequence[TrialRecord]) -> list[str]:
         return []
     lines = [f"Failures ({len(failed)})"]
     for trial in failed:
-        retries = f", {trial.retries} retries" if trial.retries else ""
+        retries = f" (retries {trial.retries})" if trial.retries else ""
         lines.append(f"  trial {trial.trial_id}{retries}: {_params_text(trial.params)}")
         error = [line for line in (trial.error or "no error recorded").splitlines() if line.strip()]
         if error and error[0].startswith("Traceback (most recent call last)"):
