@@ -67,7 +67,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import math
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -96,10 +95,6 @@ def quiet_optuna() -> Iterator[None]:
         optuna.logging.set_verbosity(verbosity)
 
 
-def _last_on_grid(low: float, high: float, step: float) -> float:
-    return low + math.floor((high - low) / step + 1e-9) * step
-
-
 def optuna_distribution(p: Parameter) -> tuple[Any, bool]:
     """The Optuna distribution of free parameter ``p``, and whether it is the unit axis."""
     from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
@@ -113,7 +108,7 @@ def optuna_distribution(p: Parameter) -> tuple[Any, bool]:
         return IntDistribution(p.low, p.low + (p.count - 1) * p.step, log=p.log, step=p.step), False
     if isinstance(p, FloatParameter) and p.low is not None and p.high is not None:
         if p.distribution == "uniform":
-            high = p.high if p.step is None else _last_on_grid(p.low, p.high, p.step)
+            high = p.high if p.step is None else p.from_unit(1.0)  # the last grid value
             return FloatDistribution(p.low, high, step=p.step), False
         if p.distribution == "logUniform" and p.step is None:
             return FloatDistribution(p.low, p.high, log=True), False

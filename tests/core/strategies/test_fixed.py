@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from hpnb.core.errors import SpecError
+from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
+from hpnb.core.strategies.fixed import FixedStrategy
 from hpnb.testing import StrategySuite
 
 
@@ -10,11 +15,7 @@ class TestFixedSuite(StrategySuite):
     seeded = False
 
 
-import pytest
 
-from hpnb.core.errors import SpecError
-from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
-from hpnb.core.strategies.fixed import FixedStrategy
 
 
 def _space() -> SearchSpace:

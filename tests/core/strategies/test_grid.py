@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from hpnb.core.errors import SpecError
+from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
+from hpnb.core.strategies.grid import GridStrategy
 from hpnb.testing import StrategySuite
 
 
@@ -11,11 +16,7 @@ class TestGridSuite(StrategySuite):
     seeded = False
 
 
-import pytest
 
-from hpnb.core.errors import SpecError
-from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
-from hpnb.core.strategies.grid import GridStrategy
 
 
 def _space() -> SearchSpace:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+from scipy import stats
+
+from hpnb.core.space import FloatParameter, SearchSpace
+from hpnb.core.strategies.random import RandomStrategy
 from hpnb.testing import StrategySuite
 
 
@@ -9,11 +14,7 @@ class TestRandomSuite(StrategySuite):
     strategy = "random"
 
 
-import numpy as np
-from scipy import stats
 
-from hpnb.core.space import FloatParameter, SearchSpace
-from hpnb.core.strategies.random import RandomStrategy
 
 
 def test_draws_follow_the_parameter_distribution() -> None:

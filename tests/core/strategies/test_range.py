@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from hpnb.core.errors import SpecError
+from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
+from hpnb.core.strategies.range import RangeStrategy
 from hpnb.testing import StrategySuite
 
 
@@ -11,15 +16,11 @@ class TestRangeSuite(StrategySuite):
     seeded = False
 
 
-import pytest
 
-from hpnb.core.errors import SpecError
-from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
-from hpnb.core.strategies.range import RangeStrategy
 
 
 def _sweep(strategy: RangeStrategy) -> list[dict[str, object]]:
-    out = []
+    out: list[dict[str, object]] = []
     while (suggestion := strategy.suggest(len(out))) is not None:
         out.append(suggestion.params)
     return out
@@ -51,7 +52,8 @@ def test_defaults_are_the_held_values() -> None:
 
 
 def test_continuous_parameter_without_step_cannot_be_swept() -> None:
-    space = SearchSpace((IntParameter("layers", 1, 3), FloatParameter("lr", "logUniform", low=1e-4, high=0.1)))
+    lr = FloatParameter("lr", "logUniform", low=1e-4, high=0.1)
+    space = SearchSpace((IntParameter("layers", 1, 3), lr))
     with pytest.raises(SpecError) as info:
         RangeStrategy(space)
     assert info.value.path == "parameters.lr.step"

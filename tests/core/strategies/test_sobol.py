@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
+from hpnb.core.strategies.sobol import SobolStrategy
 from hpnb.testing import StrategySuite
 
 
@@ -9,10 +13,7 @@ class TestSobolSuite(StrategySuite):
     strategy = "sobol"
 
 
-import numpy as np
 
-from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
-from hpnb.core.strategies.sobol import SobolStrategy
 
 
 def test_points_are_more_even_than_random_ones() -> None:

@@ -2,9 +2,82 @@
 
 from __future__ import annotations
 
+import json
+import warnings
+from typing import Any
+
+import optuna
+import pytest
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+
+from hpnb.core.errors import SpecError
+from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
+from hpnb.core.strategies.optuna_sampler import TPEStrategy, optuna_distribution
+from hpnb.core.trial import TrialState
 from hpnb.testing import StrategySuite
 
 
 class TestTPESuite(StrategySuite):
     strategy = "tpe"
     optimises = True
+
+
+
+
+
+
+@pytest.mark.parametrize(("parameter", "expected", "unit"), [
+    (FloatParameter("a", low=0.0, high=1.0), FloatDistribution(0.0, 1.0), False),
+    (FloatParameter("a", low=0.0, high=1.0, step=0.3), FloatDistribution(0.0, 0.9, step=0.3), False),
+    (FloatParameter("a", "logUniform", low=1e-3, high=1.0), FloatDistribution(1e-3, 1.0, log=True), False),
+    (FloatParameter("a", "logUniform", low=0.1, high=1.0, step=0.1), FloatDistribution(0.0, 1.0), True),
+    (FloatParameter("a", "normal", mu=0.0, sigma=1.0), FloatDistribution(0.0, 1.0), True),
+    (FloatParameter("a", "logNormal", mu=0.0, sigma=1.0, low=0.5), FloatDistribution(0.0, 1.0), True),
+    (IntParameter("a", 1, 10, step=3), IntDistribution(1, 10, step=3), False),
+    (IntParameter("a", 2, 64, log=True), IntDistribution(2, 64, log=True), False),
+    (IntParameter("a", 2, 64, step=2, log=True), FloatDistribution(0.0, 1.0), True),
+    (CategoricalParameter("a", ("x", 2, None)), CategoricalDistribution((0, 1, 2)), False),
+])
+def test_distribution_mapping(parameter: object, expected: object, unit: bool) -> None:
+    assert optuna_distribution(parameter) == (expected, unit)  # type: ignore[arg-type]
+
+
+def test_same_values_as_optunas_own_sampler(optuna_values: Any, strategy_values: Any) -> None:
+    ours = strategy_values(TPEStrategy, 25, seed=4)
+    assert ours == optuna_values(optuna.samplers.TPESampler(seed=4), 25)
+
+
+def test_results_are_told_with_the_right_state() -> None:
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
+    strategy = TPEStrategy(space, seed=0, mode="max")
+    for tid in range(4):
+        strategy.suggest(tid)
+    strategy.report(0, 0, 0.2)
+    strategy.report(0, 1, 0.3)
+    strategy.observe(0, 0.35, TrialState.STOPPED)
+    strategy.observe(1, None, TrialState.FAILED)
+    strategy.observe(2, float("inf"))
+    strategy.observe(3, 0.9)
+    trials = json.loads(json.dumps(strategy.state_dict()))["trials"]
+    assert [t["state"] for t in trials] == ["PRUNED", "FAIL", "FAIL", "COMPLETE"]
+    assert trials[0]["intermediate"] == [[0, 0.2], [1, 0.3], [2, 0.35]]
+    assert trials[3]["value"] == 0.9
+
+
+def test_optuna_stays_quiet(capsys: pytest.CaptureFixture[str]) -> None:
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0), CategoricalParameter("c", ("a", "b"))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        strategy = TPEStrategy(space, seed=0, multivariate=True, group=True, n_startup_trials=2)
+        for tid in range(5):
+            strategy.suggest(tid)
+            strategy.observe(tid, float(tid))
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+def test_bad_option_value_names_the_option() -> None:
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
+    with pytest.raises(SpecError) as info:
+        TPEStrategy(space, n_startup_trials=-1)
+    assert info.value.path == "strategy.n_startup_trials"
