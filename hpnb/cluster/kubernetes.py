@@ -316,7 +316,7 @@ class KubernetesBackend:
         try:
             wait_for_workers(
                 self._client,
-                replicas_for(self.resources),
+                self._workers_to_wait_for(),
                 self.timeout,
                 where=f"DaskCluster {self.name}",
                 hint=_PENDING_HINT.format(name=self.name, namespace=self.namespace),
@@ -372,6 +372,12 @@ class KubernetesBackend:
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
         self.close()
+
+    def _workers_to_wait_for(self) -> int:
+        # with adapt the autoscaler may shrink an idle cluster to its minimum at once
+        if self.autoscaler is not None:
+            return adapt_bounds(self.resources.kubernetes["adapt"])[0]
+        return replicas_for(self.resources)
 
     def _started(self) -> Any:
         if self._cluster is None:

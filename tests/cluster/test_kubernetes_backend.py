@@ -24,6 +24,7 @@ from hpnb.cluster.errors import (
     KubernetesApiError,
     KubernetesExtraMissingError,
     OperatorNotInstalledError,
+    OperatorNotRunningError,
     WorkersTimeoutError,
 )
 from hpnb.cluster.kubernetes import (
@@ -322,6 +323,12 @@ def test_api_exceptions_are_explained():
     assert isinstance(refused, KubernetesApiError) and "https://k8s.example:6443 (Connection refused)" in str(
         refused
     )
+    not_actioned = TimeoutError(  # as dask-kubernetes raises it when no operator acts on the resource
+        "Dask Cluster resource not actioned after 5 seconds, is the Dask Operator running?"
+    )
+    explained = explain_api_error(not_actioned)
+    assert isinstance(explained, OperatorNotRunningError)
+    assert "kubectl get pods -A -l app.kubernetes.io/name=dask-kubernetes-operator" in str(explained)
     assert explain_api_error(KeyError("unrelated")) is None
 
 
