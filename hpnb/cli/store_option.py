@@ -28,10 +28,8 @@ def format_time(value: pd.Timestamp | float | None) -> str:
     """A UTC timestamp (or epoch seconds) as local ``YYYY-MM-DD HH:MM:SS``; ``-`` when missing."""
     if value is None or pd.isna(value):
         return "-"
-    if isinstance(value, pd.Timestamp):
-        moment = value.to_pydatetime()
-    else:
-        moment = datetime.fromtimestamp(value, timezone.utc)
+    seconds = value.timestamp() if isinstance(value, pd.Timestamp) else float(value)
+    moment = datetime.fromtimestamp(seconds, timezone.utc)
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
