@@ -42,6 +42,9 @@ export interface ITrial {
   start: number | null;
   end: number | null;
   value: number | null;
+  best: number | null;
+  /** What the leaderboard ranks by: the best value seen, else the final value. */
+  score: number | null;
   last_step: number | null;
   error: string | null;
 }
@@ -63,7 +66,7 @@ export type Requester = (path: string, init?: RequestInit) => Promise<Response>;
 export const MAX_PAGE = 1000;
 
 /** Experiment names the server accepts; anything else is never sent. */
-export const EXPERIMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+export const EXPERIMENT_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** The server answered with an error status. */
 export class ApiError extends Error {
@@ -99,7 +102,10 @@ export function trialsUrl(name: string, offset = 0, limit = MAX_PAGE): string {
   return withQuery(`${experimentPath(name)}/trials`, { offset, limit });
 }
 
-/** Path of the results after sequence number `after`, optionally of one trial. */
+/**
+ * Path of a page of results: after the cursor `after` of the previous page,
+ * or, with `trial`, that trial's results after its sequence number `after`.
+ */
 export function resultsUrl(
   name: string,
   options: { after?: number; trial?: number; limit?: number } = {}
@@ -145,17 +151,20 @@ export class HpnbClient {
     }
   }
 
-  /** All results with a sequence number above `after`, page by page. */
-  async results(name: string, after = 0): Promise<IResult[]> {
+  /**
+   * Results stored after `cursor` (0: from the start), page by page, and the
+   * cursor to pass next time to get only newer ones.
+   */
+  async results(name: string, cursor = 0): Promise<{ results: IResult[]; next: number }> {
     const results: IResult[] = [];
-    let cursor = after;
+    let next = cursor;
     for (;;) {
-      const page = await this.json<{ results: IResult[] }>(resultsUrl(name, { after: cursor }));
+      const page = await this.json<{ results: IResult[]; next: number }>(resultsUrl(name, { after: next }));
       results.push(...page.results);
+      next = page.next;
       if (page.results.length < MAX_PAGE) {
-        return results;
+        return { results, next };
       }
-      cursor = page.results[page.results.length - 1].seq;
     }
   }
 

@@ -65,7 +65,7 @@ function leaderboardTable(trials: ITrial[], experiment: IExperimentSummary): HTM
       row.append(
         cell('td', String(index + 1)),
         cell('td', String(trial.trial_id)),
-        cell('td', formatScore(trial.value)),
+        cell('td', formatScore(trial.score)),
         cell('td', trial.state.toLowerCase()),
         ...names.map(name => cell('td', name in trial.params ? formatParam(trial.params[name]) : ''))
       );
@@ -81,6 +81,8 @@ export class ExperimentPanel extends Widget {
   private readonly curves: HTMLDivElement;
   private readonly parcoords: HTMLDivElement;
   private results: IResult[] = [];
+  private cursor = 0;
+  private busy = false;
   private timer: number | undefined;
   private experiment: IExperimentSummary | null = null;
 
@@ -107,15 +109,19 @@ export class ExperimentPanel extends Widget {
 
   /** Fetches the experiment, its trials and new results, and redraws. */
   async refresh(): Promise<void> {
+    if (this.busy) {
+      return;
+    }
+    this.busy = true;
     try {
-      const after = this.results.length ? this.results[this.results.length - 1].seq : 0;
       const [experiment, trials, fresh] = await Promise.all([
         this.client.experiment(this.experimentName),
         this.client.trials(this.experimentName),
-        this.client.results(this.experimentName, after)
+        this.client.results(this.experimentName, this.cursor)
       ]);
       this.experiment = experiment;
-      this.results.push(...fresh);
+      this.results.push(...fresh.results);
+      this.cursor = fresh.next;
       this.renderHeader(experiment, '');
       this.leaderboard.replaceChildren(leaderboardTable(trials, experiment));
       await this.draw(trials, experiment);
@@ -124,6 +130,8 @@ export class ExperimentPanel extends Widget {
       }
     } catch (error) {
       this.renderHeader(this.experiment, `Cannot load ${this.experimentName}: ${(error as Error).message}`);
+    } finally {
+      this.busy = false;
     }
   }
 

@@ -5,7 +5,7 @@
 /** The fields of a trial the leaderboard needs. */
 export interface IRankable {
   trial_id: number;
-  value: number | null;
+  score: number | null;
 }
 
 /** Optimisation direction of a search. */
@@ -22,10 +22,10 @@ function isScore(value: number | null | undefined): value is number {
 export function rankTrials<T extends IRankable>(trials: readonly T[], mode: Mode): T[] {
   const sign = mode === 'max' ? -1 : 1;
   return [...trials].sort((a, b) => {
-    const aScored = isScore(a.value);
-    const bScored = isScore(b.value);
+    const aScored = isScore(a.score);
+    const bScored = isScore(b.score);
     if (aScored && bScored) {
-      const diff = sign * ((a.value as number) - (b.value as number));
+      const diff = sign * ((a.score as number) - (b.score as number));
       return diff !== 0 ? diff : a.trial_id - b.trial_id;
     }
     if (aScored !== bScored) {

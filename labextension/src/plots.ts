@@ -76,11 +76,11 @@ export function parcoordsTrace(
   metric: string,
   mode: Mode
 ): IParcoordsTrace | null {
-  const scored = trials.filter(trial => typeof trial.value === 'number' && Number.isFinite(trial.value));
+  const scored = trials.filter(trial => typeof trial.score === 'number' && Number.isFinite(trial.score));
   if (scored.length === 0) {
     return null;
   }
-  const scores = scored.map(trial => trial.value as number);
+  const scores = scored.map(trial => trial.score as number);
   const dimensions = parameterNames(scored).map(name =>
     dimension(
       name,

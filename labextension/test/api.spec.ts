@@ -1,0 +1,66 @@
+import { ApiError, HpnbClient, MAX_PAGE, resultsUrl, stopUrl, trialsUrl, type IResult } from '../src/api';
+
+describe('URLs', () => {
+  it('builds paged trial and result paths', () => {
+    expect(trialsUrl('mlp-lr', 2000, 1000)).toBe('hpnb/api/experiments/mlp-lr/trials?offset=2000&limit=1000');
+    expect(resultsUrl('mlp-lr', { after: 7 })).toBe('hpnb/api/experiments/mlp-lr/results?after=7&limit=1000');
+    expect(resultsUrl('a.b_c', { trial: 3 })).toBe('hpnb/api/experiments/a.b_c/results?trial=3&after=0&limit=1000');
+    expect(stopUrl('x')).toBe('hpnb/api/experiments/x/stop');
+  });
+  it('refuses names the server would refuse, before any request', () => {
+    expect(() => stopUrl('../../api/contents')).toThrow(ApiError);
+    expect(() => trialsUrl('a b')).toThrow(/not an experiment name/);
+    expect(() => trialsUrl('x'.repeat(129))).toThrow(ApiError);
+  });
+});
+
+/** A requester that answers from an in-memory list of results, like the server's cursor pages. */
+function resultServer(total: number): { requested: string[]; request: (path: string) => Promise<Response> } {
+  const rows: IResult[] = Array.from({ length: total }, (_, i) => ({
+    trial_id: i % 3,
+    seq: i,
+    step: i,
+    time: i,
+    value: i,
+    metrics: {}
+  }));
+  const requested: string[] = [];
+  const request = async (path: string) => {
+    requested.push(path);
+    const query = new URLSearchParams(path.split('?')[1]);
+    const after = Number(query.get('after'));
+    const limit = Number(query.get('limit'));
+    const page = rows.slice(after, after + limit);
+    const body = JSON.stringify({ results: page, next: after + page.length });
+    return { ok: true, status: 200, statusText: 'OK', text: async () => body } as Response;
+  };
+  return { requested, request };
+}
+
+describe('HpnbClient', () => {
+  it('follows the result cursor until a short page', async () => {
+    const server = resultServer(2 * MAX_PAGE + 5);
+    const client = new HpnbClient(server.request);
+    const { results, next } = await client.results('s');
+    expect(results.map(r => r.seq)).toEqual(Array.from({ length: 2 * MAX_PAGE + 5 }, (_, i) => i));
+    expect(next).toBe(2 * MAX_PAGE + 5);
+    expect(server.requested).toHaveLength(3);
+    const again = await client.results('s', next);
+    expect(again.results).toEqual([]);
+  });
+  it('turns an error status into an ApiError with the server message', async () => {
+    const client = new HpnbClient(
+      async () =>
+        ({
+          ok: false,
+          status: 409,
+          statusText: 'Conflict',
+          text: async () => JSON.stringify({ message: 'only a running search can be stopped' })
+        }) as Response
+    );
+    await expect(client.stop('done')).rejects.toMatchObject({
+      status: 409,
+      message: 'only a running search can be stopped'
+    });
+  });
+});
