@@ -1,0 +1,93 @@
+"""A real ipykernel driven through jupyter_client, as a front end drives it (for the kernel tests)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import KernelManager
+
+
+class KernelSession:
+    """One kernel with ``HPNB_HOME`` in ``home``; keeps every iopub message it sees."""
+
+    def __init__(self, home: Path) -> None:
+        self.manager = KernelManager(kernel_name="python3")
+        env = {**os.environ, "HPNB_HOME": str(home)}
+        self.manager.start_kernel(env=env, cwd=str(home))
+        self.client = self.manager.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
+        self.iopub: list[dict[str, Any]] = []
+
+    def drain_iopub(self) -> None:
+        while True:
+            try:
+                self.iopub.append(self.client.get_iopub_msg(timeout=0))
+            except queue.Empty:
+                return
+
+    def execute(self, code: str, timeout: float = 120.0) -> tuple[dict[str, Any], float]:
+        """Run ``code``; returns its execute_reply and the seconds from request to reply."""
+        started = time.perf_counter()
+        msg_id = self.client.execute(code)
+        while True:
+            reply = self.client.get_shell_msg(timeout=timeout)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply, time.perf_counter() - started
+
+    def run(self, code: str, timeout: float = 120.0) -> str:
+        """Run ``code`` and return what it printed (stdout); fail on an error."""
+        reply, _ = self.execute(code, timeout)
+        msg_id = reply["parent_header"]["msg_id"]
+        deadline = time.monotonic() + timeout
+        output: list[str] = []
+        while time.monotonic() < deadline:
+            msg = self.client.get_iopub_msg(timeout=timeout)
+            self.iopub.append(msg)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "stream" and msg["content"]["name"] == "stdout":
+                output.append(msg["content"]["text"])
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+        content = reply["content"]
+        if content["status"] != "ok":
+            raise AssertionError(f"{content.get('ename')}: {content.get('evalue')}\n{code}")
+        return "".join(output)
+
+    def widget_comms(self, model_name: str) -> list[tuple[str, dict[str, Any]]]:
+        """(comm id, initial state) of every widget of ``model_name`` the kernel opened."""
+        self.drain_iopub()
+        found = []
+        for msg in self.iopub:
+            if msg["msg_type"] != "comm_open" or msg["content"].get("target_name") != "jupyter.widget":
+                continue
+            state = msg["content"]["data"]["state"]
+            if state.get("_model_name") == model_name:
+                found.append((msg["content"]["comm_id"], state))
+        return found
+
+    def updates(self, comm_id: str, key: str) -> list[Any]:
+        """Every value of ``key`` sent to the front end in update messages of one widget."""
+        self.drain_iopub()
+        values = []
+        for msg in self.iopub:
+            content = msg["content"]
+            if msg["msg_type"] == "comm_msg" and content.get("comm_id") == comm_id:
+                data = content["data"]
+                if data.get("method") == "update" and key in data.get("state", {}):
+                    values.append(data["state"][key])
+        return values
+
+    def click(self, comm_id: str) -> None:
+        """What JupyterLab sends when a Button is clicked (ipywidgets 8 protocol)."""
+        content = {"comm_id": comm_id, "data": {"method": "custom", "content": {"event": "click"}}}
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", content))
+
+    def close(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=True)
