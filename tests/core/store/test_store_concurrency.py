@@ -7,12 +7,12 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from store_helpers import new_experiment
 
-from hpnb.core.store import ResultRow, Store, StoreBusy
+from hpnb.core.store import ExperimentRecord, ResultRow, Store, StoreBusy
 
 TRIALS, ROWS_PER_TRIAL, BATCH = 4, 750, 25
 
@@ -109,7 +109,9 @@ def _hold_write_lock(path: Path, seconds: float, locked: threading.Event) -> Non
     conn.close()
 
 
-def test_write_waits_out_a_lock_longer_than_busy_timeout(store_path: Path) -> None:
+def test_write_waits_out_a_lock_longer_than_busy_timeout(
+    store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     with Store(store_path, busy_timeout=0.05) as store:
         exp = new_experiment(store)
         locked = threading.Event()
@@ -121,7 +123,9 @@ def test_write_waits_out_a_lock_longer_than_busy_timeout(store_path: Path) -> No
         assert [e["kind"] for e in store.events(exp.id)] == ["extended"]
 
 
-def test_lock_held_beyond_the_retry_period_raises_store_busy(store_path: Path) -> None:
+def test_lock_held_beyond_the_retry_period_raises_store_busy(
+    store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     with Store(store_path, busy_timeout=0.02) as store:
         exp = new_experiment(store)
         store._retry_period = 0.3

@@ -3,13 +3,14 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from store_helpers import new_experiment
 
 from hpnb.core.store import (
     CLEAR,
+    ExperimentRecord,
     InvalidName,
     NameTaken,
     ReadOnlyStore,
@@ -29,7 +30,7 @@ def test_default_path_follows_hpnb_home(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 
 def test_store_without_path_uses_hpnb_home_and_creates_it(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, new_experiment: Callable[..., ExperimentRecord]
 ) -> None:
     monkeypatch.setenv("HPNB_HOME", str(tmp_path / "fresh"))
     with Store() as store:
@@ -67,13 +68,15 @@ def test_create_and_read_back_every_field(store: Store) -> None:
     assert store.experiment_with_id(created.id) == created
 
 
-def test_experiments_are_listed_newest_first(store: Store) -> None:
+def test_experiments_are_listed_newest_first(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     for name in ("first", "second", "third"):
         new_experiment(store, name)
     assert [e.name for e in store.experiments()] == ["third", "second", "first"]
 
 
-def test_name_taken_unless_overwrite(store: Store) -> None:
+def test_name_taken_unless_overwrite(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     old = new_experiment(store, "exp", budget=5)
     store.add_trial(old.id, 0, {"lr": 0.1})
     store.add_results(old.id, [ResultRow(0, 1, 0, 1.0, 0.5, {})])
@@ -88,13 +91,15 @@ def test_name_taken_unless_overwrite(store: Store) -> None:
 
 
 @pytest.mark.parametrize("name", ["", "a b", "x/y", "../etc", "é", "a" * 129, "name;DROP"])
-def test_invalid_names_are_refused(store: Store, name: str) -> None:
+def test_invalid_names_are_refused(
+    store: Store, name: str, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     with pytest.raises(InvalidName, match="1 to 128 letters, digits"):
         new_experiment(store, name)
     assert store.experiments() == []
 
 
-def test_longest_valid_name(store: Store) -> None:
+def test_longest_valid_name(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     name = "A-z_0." + "x" * 122
     assert new_experiment(store, name).name == name
 
@@ -111,12 +116,16 @@ def test_longest_valid_name(store: Store) -> None:
         ("spec", {"f": object()}, "spec: cannot be stored as JSON"),
     ],
 )
-def test_bad_experiment_fields_name_the_field(store: Store, field: str, value: object, message: str) -> None:
+def test_bad_experiment_fields_name_the_field(
+    store: Store, field: str, value: object, message: str, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     with pytest.raises(StoreError, match=message.replace("(", r"\(").replace(")", r"\)")):
         new_experiment(store, **{field: value})
 
 
-def test_unknown_experiment_suggests_a_close_name(store: Store) -> None:
+def test_unknown_experiment_suggests_a_close_name(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     new_experiment(store, "mlp-lr")
     with pytest.raises(UnknownExperiment, match=r"no experiment named 'mlp-rl'.*did you mean 'mlp-lr'"):
         store.experiment("mlp-rl")
@@ -131,7 +140,9 @@ def test_unknown_experiment_in_empty_store(store: Store) -> None:
         store.experiment("anything")
 
 
-def test_update_experiment_changes_only_given_fields(store: Store) -> None:
+def test_update_experiment_changes_only_given_fields(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     store.update_experiment(exp.id, state="RUNNING", driver="host:123", parallel=3)
     running = store.experiment(exp.name)
@@ -150,7 +161,9 @@ def test_update_experiment_changes_only_given_fields(store: Store) -> None:
     assert (done.state, done.message, done.driver) == ("COMPLETED", "done", None)
 
 
-def test_update_experiment_refuses_bad_values(store: Store) -> None:
+def test_update_experiment_refuses_bad_values(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     with pytest.raises(StoreError, match="state: 'DONE' is not allowed; allowed: CREATED, RUNNING"):
         store.update_experiment(exp.id, state="DONE")
@@ -161,7 +174,7 @@ def test_update_experiment_refuses_bad_values(store: Store) -> None:
     assert store.experiment(exp.name) == exp
 
 
-def test_stop_request_and_clear(store: Store) -> None:
+def test_stop_request_and_clear(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.request_stop(exp.name)
     assert store.experiment(exp.name).stop_requested is True
@@ -172,7 +185,9 @@ def test_stop_request_and_clear(store: Store) -> None:
         store.request_stop("mlp-l")
 
 
-def test_delete_experiment_removes_everything(store: Store) -> None:
+def test_delete_experiment_removes_everything(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     keep = new_experiment(store, "keep")
     gone = new_experiment(store, "gone")
     for exp in (keep, gone):
@@ -187,7 +202,9 @@ def test_delete_experiment_removes_everything(store: Store) -> None:
         store.delete_experiment("gone")
 
 
-def test_experiment_stats_count_states_and_pick_best_by_mode(store: Store) -> None:
+def test_experiment_stats_count_states_and_pick_best_by_mode(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     low = new_experiment(store, "low", mode="min")
     high = new_experiment(store, "high", mode="max")
     empty = new_experiment(store, "empty")
@@ -206,7 +223,7 @@ def test_experiment_stats_count_states_and_pick_best_by_mode(store: Store) -> No
     assert stats[empty.id].counts == {} and stats[empty.id].best is None
 
 
-def test_closed_store_refuses_use(store_path: Path) -> None:
+def test_closed_store_refuses_use(store_path: Path, new_experiment: Callable[..., ExperimentRecord]) -> None:
     store = Store(store_path)
     store.close()
     with pytest.raises(StoreError, match="is closed"):
@@ -215,7 +232,7 @@ def test_closed_store_refuses_use(store_path: Path) -> None:
         new_experiment(store)
 
 
-def test_one_store_shared_by_threads(store: Store) -> None:
+def test_one_store_shared_by_threads(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     for trial_id in range(4):
         store.add_trial(exp.id, trial_id, {})
@@ -249,7 +266,9 @@ def test_one_store_shared_by_threads(store: Store) -> None:
     assert store.last_seq(exp.id) == {0: 500, 1: 500, 2: 500, 3: 500}
 
 
-def test_readonly_store_refuses_writes_clearly(store: Store, store_path: Path) -> None:
+def test_readonly_store_refuses_writes_clearly(
+    store: Store, store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     with Store(store_path, readonly=True) as reader:
         with pytest.raises(ReadOnlyStore, match=r"cannot add a trial: the store .* was opened read-only"):

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from store_helpers import new_experiment
 
-from hpnb.core.store import ReadOnlyStore, ResultRow, Store, UnknownExperiment
+from hpnb.core.store import ExperimentRecord, ReadOnlyStore, ResultRow, Store, UnknownExperiment
 
 
 def test_missing_file_reads_as_an_empty_store(tmp_path: Path) -> None:
@@ -24,7 +24,9 @@ def test_missing_file_reads_as_an_empty_store(tmp_path: Path) -> None:
     assert not path.parent.exists()  # reading created nothing
 
 
-def test_readonly_store_sees_a_file_created_later(tmp_path: Path) -> None:
+def test_readonly_store_sees_a_file_created_later(
+    tmp_path: Path, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     path = tmp_path / "hpnb.sqlite"
     with Store(path, readonly=True) as reader:
         assert reader.experiments() == []
@@ -33,7 +35,9 @@ def test_readonly_store_sees_a_file_created_later(tmp_path: Path) -> None:
         assert [e.name for e in reader.experiments()] == ["late"]
 
 
-def test_readonly_store_sees_new_writes(store: Store, store_path: Path) -> None:
+def test_readonly_store_sees_new_writes(
+    store: Store, store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     with Store(store_path, readonly=True) as reader:
@@ -42,7 +46,9 @@ def test_readonly_store_sees_new_writes(store: Store, store_path: Path) -> None:
         assert reader.result_count(exp.id) == 1
 
 
-def test_readonly_connection_cannot_write_even_through_sqlite(store: Store, store_path: Path) -> None:
+def test_readonly_connection_cannot_write_even_through_sqlite(
+    store: Store, store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     new_experiment(store)
     with Store(store_path, readonly=True) as reader:
         reader.experiments()
@@ -53,7 +59,9 @@ def test_readonly_connection_cannot_write_even_through_sqlite(store: Store, stor
     assert [e.name for e in store.experiments()] == ["mlp-lr"]
 
 
-def test_request_stop_is_the_one_write_a_readonly_store_makes(store: Store, store_path: Path) -> None:
+def test_request_stop_is_the_one_write_a_readonly_store_makes(
+    store: Store, store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     with Store(store_path, readonly=True) as reader:
         reader.request_stop("mlp-lr")

@@ -1,15 +1,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
-from store_helpers import new_experiment
 
-from hpnb.core.store import ResultRow, Store, StoreError, UnknownTrial
+from hpnb.core.store import ExperimentRecord, ResultRow, Store, StoreError, UnknownTrial
 from hpnb.core.trial import TrialState
 
 
-def test_add_trial_then_read_defaults(store: Store) -> None:
+def test_add_trial_then_read_defaults(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {"lr": 0.01, "optimizer": "adam"})
     store.add_trial(exp.id, 1, {"lr": 0.02}, parent=0, state=TrialState.RUNNING)
@@ -29,7 +29,9 @@ def test_add_trial_then_read_defaults(store: Store) -> None:
     assert store.trial(exp.id, 1) == second
 
 
-def test_add_trial_refuses_duplicates_and_unknown_experiments(store: Store) -> None:
+def test_add_trial_refuses_duplicates_and_unknown_experiments(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     with pytest.raises(StoreError, match="trial 0 already exists"):
@@ -43,7 +45,7 @@ def test_add_trial_refuses_duplicates_and_unknown_experiments(store: Store) -> N
     assert [t.trial_id for t in store.trials(exp.id)] == [0]
 
 
-def test_update_trial_every_field(store: Store) -> None:
+def test_update_trial_every_field(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 3, {"lr": 0.1})
     store.update_trial(
@@ -60,7 +62,9 @@ def test_update_trial_every_field(store: Store) -> None:
     assert (trial.checkpoint, trial.checkpoint_step, trial.stop_reason) == ("mem://3", 9, "asha")
 
 
-def test_update_trial_validates_field_names_and_values(store: Store) -> None:
+def test_update_trial_validates_field_names_and_values(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     before = store.trial(exp.id, 0)
@@ -83,7 +87,7 @@ def test_update_trial_validates_field_names_and_values(store: Store) -> None:
     assert store.trial(exp.id, 0) == before
 
 
-def test_non_finite_values(store: Store) -> None:
+def test_non_finite_values(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {"lr": math.inf})
     store.update_trial(
@@ -96,7 +100,9 @@ def test_non_finite_values(store: Store) -> None:
     assert math.isnan(trial.metrics["loss"]) and trial.metrics["gain"] == math.inf
 
 
-def test_numpy_values_are_stored_as_plain_numbers(store: Store) -> None:
+def test_numpy_values_are_stored_as_plain_numbers(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     np = pytest.importorskip("numpy")
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {"layers": np.int64(3), "lr": np.float32(0.5), "sizes": np.array([1, 2])})
@@ -106,7 +112,7 @@ def test_numpy_values_are_stored_as_plain_numbers(store: Store) -> None:
     assert (trial.value, trial.last_step) == (0.25, 4)
 
 
-def test_set_checkpoint(store: Store) -> None:
+def test_set_checkpoint(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     store.set_checkpoint(exp.id, 0, 4, "dask://ckpt-0-4")
@@ -119,7 +125,7 @@ def test_set_checkpoint(store: Store) -> None:
         store.set_checkpoint(exp.id, 9, 1, "x")
 
 
-def test_events_in_order(store: Store) -> None:
+def test_events_in_order(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_event(exp.id, "extended", {"by": 10, "budget": 20})
     store.add_event(exp.id, "parallel_changed", {"parallel": 3})
@@ -142,7 +148,7 @@ def _rows(trial_id: int, seqs: range) -> list[ResultRow]:
     ]
 
 
-def test_add_results_exactly_once(store: Store) -> None:
+def test_add_results_exactly_once(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     store.add_trial(exp.id, 1, {})
@@ -157,7 +163,7 @@ def test_add_results_exactly_once(store: Store) -> None:
     assert store.results(exp.id, trial_id=0) == _rows(0, range(1, 9))
 
 
-def test_first_stored_result_wins(store: Store) -> None:
+def test_first_stored_result_wins(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     store.add_results(exp.id, [ResultRow(0, 1, 0, 1.0, 0.5, {"val_loss": 0.5})])
@@ -165,7 +171,9 @@ def test_first_stored_result_wins(store: Store) -> None:
     assert store.results(exp.id) == [ResultRow(0, 1, 0, 1.0, 0.5, {"val_loss": 0.5})]
 
 
-def test_add_results_is_one_transaction(store: Store) -> None:
+def test_add_results_is_one_transaction(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     with pytest.raises(StoreError, match="does not exist"):
@@ -177,7 +185,7 @@ def test_add_results_is_one_transaction(store: Store) -> None:
     assert store.result_count(exp.id) == 0
 
 
-def test_result_values(store: Store) -> None:
+def test_result_values(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     rows = [ResultRow(0, 1, None, 5.5, None, {}), ResultRow(0, 2, 3, 6.0, math.nan, {"loss": math.nan})]
@@ -188,7 +196,7 @@ def test_result_values(store: Store) -> None:
     assert math.isnan(second.metrics["loss"])
 
 
-def test_results_paging(store: Store) -> None:
+def test_results_paging(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     for trial_id in (2, 0, 1):
         store.add_trial(exp.id, trial_id, {})
@@ -206,7 +214,9 @@ def test_results_paging(store: Store) -> None:
     assert store.results(exp.id, trial_id=7) == []
 
 
-def test_results_since_follows_new_rows_in_arrival_order(store: Store) -> None:
+def test_results_since_follows_new_rows_in_arrival_order(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     other = new_experiment(store, "other")
     for e in (exp, other):
@@ -225,7 +235,9 @@ def test_results_since_follows_new_rows_in_arrival_order(store: Store) -> None:
     assert [(r.trial_id, r.seq) for r in rows] == [(1, 4)]
 
 
-def test_results_of_other_experiments_stay_apart(store: Store) -> None:
+def test_results_of_other_experiments_stay_apart(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     first = new_experiment(store, "first")
     second = new_experiment(store, "second")
     for exp in (first, second):
@@ -237,7 +249,9 @@ def test_results_of_other_experiments_stay_apart(store: Store) -> None:
     assert store.last_seq(12345) == {}
 
 
-def test_five_thousand_results_in_one_call(store: Store) -> None:
+def test_five_thousand_results_in_one_call(
+    store: Store, new_experiment: Callable[..., ExperimentRecord]
+) -> None:
     exp = new_experiment(store)
     store.add_trial(exp.id, 0, {})
     assert store.add_results(exp.id, _rows(0, range(1, 5001))) == 5000
