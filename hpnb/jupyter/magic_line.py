@@ -155,21 +155,32 @@ def _resume(args: argparse.Namespace, shell: InteractiveShell) -> Any:
 
 
 def _extend(args: argparse.Namespace, shell: InteractiveShell) -> None:
-    import hpnb
 
     if args.n < 1:
         raise UsageError(f"extend: N must be a positive number of trials (got {args.n})")
     search = live.find(args.name, _store_path(args))
-    if search is None or search.state != "RUNNING":
-        stored = hpnb.load(args.name, store=args.store)
-        if stored.state == "RUNNING":
-            raise UsageError(f"{args.name!r} is driven by another process; extend it there")
-        objective = stored_objective(stored, args.objective, shell.user_ns)
-        search = hpnb.resume(args.name, objective, store=args.store, namespace=shell.user_ns)
-        live.register(search)
-        shell.user_ns[variable_name(search.name)] = search
+    if search is None or not (search.is_live or args.objective is None):
+        search = _resume_for_extend(args, shell)
     search.extend(args.n)
     print(f"{args.name!r}: budget extended by {args.n} trials")
+
+
+def _resume_for_extend(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+    """A handle of a search not running here that can take more trials (its objective resumed)."""
+    import hpnb
+
+    stored = hpnb.load(args.name, store=args.store)
+    if stored.state == "RUNNING":
+        raise UsageError(f"{args.name!r} is driven by another process; extend it there")
+    objective = stored_objective(stored, args.objective, shell.user_ns)
+    record = stored.record
+    budget_spent = len(stored.results) >= record.budget
+    search = hpnb.resume(args.name, objective, store=args.store, namespace=shell.user_ns)
+    if budget_spent:
+        search.wait()  # nothing left to run: it ends at once, and extend then restarts it
+    live.register(search)
+    shell.user_ns[variable_name(search.name)] = search
+    return search
 
 
 def _export(args: argparse.Namespace, shell: InteractiveShell) -> Any:
