@@ -196,7 +196,7 @@ def _export(args: argparse.Namespace, shell: InteractiveShell) -> Any:
     if fmt == "csv":
         frame.to_csv(output, index=False)
     elif fmt == "json":
-        frame.to_json(output, orient="records", indent=1)
+        frame.to_json(output, orient="records", indent=1, date_format="iso")
     else:
         frame.to_parquet(output, index=False)
     print(f"{args.name!r}: {len(frame)} rows written to {output}")
