@@ -26,12 +26,9 @@ def register(search: Any) -> None:
 
 
 def find(name: str, store_path: Any) -> Any | None:
-    """The live handle of ``name`` in the store at ``store_path``, if this kernel drives it."""
+    """The handle of ``name`` in the store at ``store_path`` if this kernel started it (running or not)."""
     with _lock:
-        search = _searches.get(_key(store_path, name))
-    if search is not None and not getattr(search, "is_live", False):
-        return search if search.state == "RUNNING" else None
-    return search
+        return _searches.get(_key(store_path, name))
 
 
 def display_search(search: Any, *, wait: bool = False, announce: str | None = None) -> Any:
