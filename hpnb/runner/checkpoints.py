@@ -30,12 +30,17 @@ class CheckpointFiles:
     def write(self, trial_id: int, blob: bytes) -> str:
         """Store ``blob`` as trial ``trial_id``'s checkpoint (atomically); returns its reference."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        name = f"trial-{int(trial_id)}.pkl"
+        name = self.ref(trial_id)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
         with os.fdopen(fd, "wb") as handle:
             handle.write(blob)
         os.replace(tmp, self.directory / name)
         return name
+
+    @staticmethod
+    def ref(trial_id: int) -> str:
+        """The reference of trial ``trial_id``'s checkpoint."""
+        return f"trial-{int(trial_id)}.pkl"
 
     def read(self, ref: str) -> bytes | None:
         """The checkpoint stored under ``ref``, or None if it is gone."""

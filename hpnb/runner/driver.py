@@ -20,6 +20,7 @@ from hpnb.core.schedulers.base import Decision, Scheduler
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
+from hpnb.core.strategies.pbt_exploit import Exploit
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.executor import AttemptDone, Executor, ResultBatch
@@ -169,29 +170,72 @@ class Driver(threading.Thread):
         self.running[runtime.trial_id] = runtime
         self._count(TrialState.RUNNING, +1)
         self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, retries=runtime.retries)
-        task = TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
+        self.executor.submit(self.objective, self._task(runtime))
+
+    def _task(self, runtime: TrialRuntime) -> TrialTask:
+        return TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
                          runtime.checkpoint)
-        self.executor.submit(self.objective, task)
 
     # -- results ----------------------------------------------------------------------
     def _on_batch(self, batch: ResultBatch) -> None:
         runtime = self.running.get(batch.trial_id)
         if runtime is None or batch.attempt != runtime.attempt:
-            return  # a stale attempt (lost, or cancelled after a stop request)
-        rows, blob = runtime.accept(batch.rows, self.spec.metric, self.spec.mode)
-        if blob is not None:
-            runtime.checkpoint = blob
-            step = runtime.last_step
-            self.writer.checkpoint(runtime.trial_id, step, self.checkpoints.write(runtime.trial_id, blob))
-        self.writer.results(rows)
-        self.writer.trial(runtime.trial_id, last_step=runtime.last_step, best=runtime.best_value,
-                          value=runtime.last_value)
-        for row in rows:
+            return  # a stale attempt (lost, replaced by an exploit, or cancelled after a stop)
+        for raw in batch.rows:
+            row = runtime.accept(raw, self.spec.metric, self.spec.mode)
+            blob = raw[4]
+            if blob is not None:
+                self._keep_checkpoint(runtime, row.step if row else None, blob)
+            if row is None:
+                continue
+            self.writer.results([row])
             if row.value is not None and runtime.stop_reason is None:
                 step = row.step if row.step is not None else row.seq
-                self.strategy.report(runtime.trial_id, step, row.value)
-                if self.scheduler.on_result(runtime.trial_id, step, row.value) is Decision.STOP:
-                    self._request_stop(runtime, self._stop_reason(step))
+                if self._judge(runtime, step, row.value, blob is not None):
+                    break  # the member restarts from a donor: the rest of this batch is stale
+        self.writer.trial(runtime.trial_id, last_step=runtime.last_step, best=runtime.best_value,
+                          value=runtime.last_value)
+
+    def _keep_checkpoint(self, runtime: TrialRuntime, step: int | None, blob: bytes) -> None:
+        runtime.checkpoint = blob
+        runtime.checkpoint_step = step
+        self.writer.checkpoint(runtime.trial_id, step, self.checkpoints.write(runtime.trial_id, blob))
+
+    def _judge(self, runtime: TrialRuntime, step: int, value: float, checkpointed: bool) -> bool:
+        """Let the strategy and the early-stopping rule see one result; True after an exploit."""
+        if checkpointed:
+            self.strategy.checkpointed(runtime.trial_id, step)
+        self.strategy.report(runtime.trial_id, step, value)
+        exploit = self.strategy.decide(runtime.trial_id, step)
+        if exploit is not None:
+            return self._exploit(runtime, exploit)
+        if self.scheduler.on_result(runtime.trial_id, step, value) is Decision.STOP:
+            self._request_stop(runtime, self._stop_reason(step))
+        return False
+
+    def _exploit(self, runtime: TrialRuntime, exploit: Exploit) -> bool:
+        """Restart ``runtime``'s member from the donor's checkpoint with explored params."""
+        blob = self._checkpoint_of(exploit.donor)
+        if blob is None:
+            log.warning("hpnb: no checkpoint of trial %s to exploit; trial %s carries on",
+                        exploit.donor, runtime.trial_id)
+            return False
+        self.executor.stop(runtime.trial_id, runtime.attempt)
+        runtime.params, runtime.parent = dict(exploit.params), exploit.donor
+        runtime.checkpoint, runtime.checkpoint_step = blob, exploit.donor_step
+        runtime.new_attempt(skip_through_step=None)
+        self.writer.trial(runtime.trial_id, params=runtime.params, parent=exploit.donor)
+        self.writer.event("exploit", {"member": runtime.trial_id, "step": exploit.step, "donor": exploit.donor,
+                                      "donor_step": exploit.donor_step, "params": runtime.params})
+        self.executor.submit(self.objective, self._task(runtime))
+        self.writer.strategy_dirty = self.writer.save_state_now = True
+        return True
+
+    def _checkpoint_of(self, trial_id: int) -> bytes | None:
+        donor = self.running.get(trial_id)
+        if donor is not None and donor.checkpoint is not None:
+            return donor.checkpoint
+        return self.checkpoints.read(self.checkpoints.ref(trial_id))
 
     def _stop_reason(self, step: int) -> str:
         max_t = self.scheduler.max_t
@@ -259,7 +303,7 @@ class Driver(threading.Thread):
         del self.running[runtime.trial_id]
         self._count(TrialState.RUNNING, -1)
         runtime.retries += 1
-        runtime.new_attempt()
+        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
         self.writer.event("retry", {"trial": runtime.trial_id, "reason": reason, "attempt": runtime.attempt,
                                     "from_step": runtime.last_stored_step if runtime.checkpoint else None})
         self.requeue.insert(0, runtime)

@@ -62,6 +62,6 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy, schedule
         if trial.checkpoint:
             runtime.checkpoint = files.read(trial.checkpoint)
         runtime.attempt = trial.retries
-        runtime.new_attempt()
+        runtime.new_attempt(skip_through_step=trial.last_step)
         recovered.requeue.append(runtime)
     return recovered

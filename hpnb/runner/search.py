@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.frozen import thaw
 from hpnb.core.schedulers import scheduler_class
 from hpnb.core.schedulers.base import Scheduler
 from hpnb.core.spec import ExperimentSpec, parse_spec
@@ -156,6 +157,18 @@ class Search:
         return {"trial_id": trial.trial_id, "params": dict(trial.params), "value": trial.value,
                 "metrics": dict(trial.metrics)}
 
+    @property
+    def lineage(self) -> pd.DataFrame:
+        """Population-based training: one row per member start and per exploit
+        (member, step, event, donor, donor_step, then the member's hyperparameters)."""
+        import pandas as pd
+
+        saved = (self.record.strategy_state or {}).get("strategy") or {}
+        rows = [{"member": r["member"], "step": r["step"], "event": r["event"], "donor": r["donor"],
+                 "donor_step": r["donor_step"], **r["params"]} for r in saved.get("lineage", [])]
+        columns = ["member", "step", "event", "donor", "donor_step", *self.spec.space.names]
+        return pd.DataFrame(rows, columns=columns)
+
     # -- internals --------------------------------------------------------------------
     def _send(self, command: Command) -> None:
         assert self._driver is not None
@@ -204,12 +217,12 @@ class Search:
 
 def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
     cls = strategy_class(spec.strategy.name)
-    return cls(spec.space, spec.mode, seed=spec.seed, budget=budget, **dict(spec.strategy.options))
+    return cls(spec.space, spec.mode, seed=spec.seed, budget=budget, **thaw(spec.strategy.options))
 
 
 def make_scheduler(spec: ExperimentSpec) -> Scheduler:
     cls = scheduler_class(spec.early_stopping.rule)
-    return cls(mode=spec.mode, **dict(spec.early_stopping.options))
+    return cls(mode=spec.mode, seed=spec.seed, **thaw(spec.early_stopping.options))
 
 
 def driver_id() -> str:

@@ -38,6 +38,8 @@ class StoreWriter:
         self.checkpoints: list[tuple[int, int | None, str]] = []
         self.experiment_changes: dict[str, Any] = {}
         self.strategy_dirty = False
+        #: save the strategy's state at the next flush, whatever the interval (lineage changed).
+        self.save_state_now = False
         self.last_suggested = -1
         #: trials suggested but not yet observed by the strategy (kept up to date by the driver).
         self.pending_ids: set[int] = set()
@@ -96,9 +98,10 @@ class StoreWriter:
         changes = dict(self.experiment_changes)
         self.experiment_changes = {}
         now = time.monotonic()
-        if self.strategy_dirty and (force_state or "state" in changes or now >= self.next_strategy_save):
+        due = force_state or self.save_state_now or "state" in changes or now >= self.next_strategy_save
+        if self.strategy_dirty and due:
             self.next_strategy_save = now + STRATEGY_SAVE_INTERVAL
-            self.strategy_dirty = False
+            self.strategy_dirty = self.save_state_now = False
             changes["strategy_state"] = {"strategy": self.strategy.state_dict(),
                                          "last_suggested": self.last_suggested,
                                          "pending": sorted(self.pending_ids)}

@@ -25,6 +25,7 @@ class TrialRuntime:
     retries: int = 0
     start: float = field(default_factory=time.time)
     checkpoint: bytes | None = None
+    checkpoint_step: int | None = None
     seq_base: int = 0
     received_seq: int = 0
     last_stored_seq: int = 0
@@ -36,39 +37,39 @@ class TrialRuntime:
     stop_reason: str | None = None
     stop_sent_at: float | None = None
     parent: int | None = None
+    skip_through_step: int | None = None
 
-    def new_attempt(self) -> None:
-        """Start the next attempt: its sequence numbers follow the stored ones."""
+    def new_attempt(self, skip_through_step: int | None = None) -> None:
+        """Start the next attempt: its sequence numbers follow the stored ones.
+
+        Args:
+            skip_through_step: reports of the new attempt at or below this step are
+                dropped (a retry re-runs steps already stored); None keeps them all
+                (a population-based-training member continuing from a donor's step).
+        """
         self.attempt += 1
         self.seq_base = self.last_stored_seq
         self.received_seq = 0
+        self.skip_through_step = skip_through_step
 
-    def accept(self, rows: list[list[Any]], metric: str, mode: str) -> tuple[list[ResultRow], bytes | None]:
-        """The rows of one batch to store, and the newest checkpoint in it.
-
-        Rows at or below a step already stored by an earlier attempt are skipped.
-        """
-        kept: list[ResultRow] = []
-        checkpoint = None
-        for seq, step, at, metrics, blob in rows:
-            self.received_seq = max(self.received_seq, int(seq))
-            if blob is not None:
-                checkpoint = blob
-            if self.attempt > 0 and step is not None and self.last_stored_step is not None \
-                    and step <= self.last_stored_step:
-                continue
-            value = finite(metrics.get(metric))
-            stored_seq = self.seq_base + int(seq)
-            kept.append(ResultRow(self.trial_id, stored_seq, step, float(at), value, metrics))
-            self._note(stored_seq, step, value, metrics, mode)
-        return kept, checkpoint
+    def accept(self, raw: list[Any], metric: str, mode: str) -> ResultRow | None:
+        """The row to store for one report ``[seq, step, time, metrics, checkpoint]``, or None
+        when an earlier attempt already stored its step."""
+        seq, step, at, metrics, _blob = raw
+        self.received_seq = max(self.received_seq, int(seq))
+        if step is not None and self.skip_through_step is not None and step <= self.skip_through_step:
+            return None
+        value = finite(metrics.get(metric))
+        stored_seq = self.seq_base + int(seq)
+        self._note(stored_seq, step, value, metrics, mode)
+        return ResultRow(self.trial_id, stored_seq, step, float(at), value, metrics)
 
     def _note(self, seq: int, step: int | None, value: float | None, metrics: dict[str, Any],
               mode: str) -> None:
         self.last_stored_seq = max(self.last_stored_seq, seq)
         if step is not None:
             self.last_stored_step = step if self.last_stored_step is None else max(self.last_stored_step, step)
-            self.last_step = self.last_stored_step
+            self.last_step = step
         self.metrics = {**self.metrics, **metrics}
         if value is not None:
             self.last_value = value

@@ -100,3 +100,31 @@ def crash_once(x: float, marker_dir: str, steps: int = 10, crash_at: int = 5) ->
             os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(0.01)
     return {"loss": x + steps}
+
+
+def toy_member(h0: float, h1: float, steps: int = 200, pause: float = 0.004) -> dict[str, float]:
+    """A member of the PBT toy problem: gradient ascent on the surrogate, checkpointing theta."""
+    from hpnb.testing import pbt_toy
+
+    state = hpnb.load_checkpoint()
+    theta, start, origin = (pbt_toy.START, 0, None) if state is None else (
+        tuple(state["theta"]), state["step"], state["pid"])
+    loaded_from = -1 if origin is None else origin
+    q = pbt_toy.objective(theta)
+    for step in range(start + 1, steps + 1):
+        theta = pbt_toy.surrogate_step(theta, h0, h1)
+        q = pbt_toy.objective(theta)
+        hpnb.report(step=step, q=q, loaded_from=loaded_from, pid=os.getpid(),
+                    checkpoint={"theta": list(theta), "step": step, "pid": os.getpid()})
+        time.sleep(pause)
+    return {"q": q}
+
+
+def learning_curve(rate: float, steps: int = 27, pause: float = 0.01) -> dict[str, float]:
+    """A loss that decays towards ``1 - rate``: better rates are better from the first step."""
+    loss = 1.0
+    for step in range(1, steps + 1):
+        loss = (1 - rate) + rate * 0.9 ** step
+        hpnb.report(step=step, loss=loss)
+        time.sleep(pause)
+    return {"loss": loss}

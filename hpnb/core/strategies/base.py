@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.space import SearchSpace
 from hpnb.core.trial import Suggestion, TrialState
+
+if TYPE_CHECKING:
+    from hpnb.core.strategies.pbt_exploit import Exploit
 
 Mode = Literal["min", "max"]
 
@@ -71,6 +74,13 @@ class Strategy(ABC):
 
     def report(self, trial_id: int, step: int, value: float) -> None:
         """An intermediate value; most strategies ignore it."""
+        return None
+
+    def checkpointed(self, trial_id: int, step: int) -> None:
+        """The runner stored a checkpoint of ``trial_id`` at ``step`` (population-based training)."""
+
+    def decide(self, trial_id: int, step: int) -> Exploit | None:
+        """After :meth:`report`: an exploit for the runner to carry out, or None (most strategies)."""
         return None
 
     def max_trials(self) -> int | None:
