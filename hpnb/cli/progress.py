@@ -9,7 +9,8 @@ from typing import TextIO
 from hpnb.core.store import ExperimentRecord, TrialRecord
 
 
-def progress_line(record: ExperimentRecord, trials: list[TrialRecord], elapsed: float, width: int = 24) -> str:
+def progress_line(record: ExperimentRecord, trials: list[TrialRecord], elapsed: float,
+                  width: int = 24) -> str:
     """``[#####.....] 10/40 running 4 failed 1 stopped 2 best 0.1234 12s``."""
     counts: dict[str, int] = {}
     for trial in trials:

@@ -65,7 +65,7 @@ def load_objective(reference: str) -> Callable[..., Any]:
     objective = getattr(module, attr, None)
     if objective is None or not callable(objective):
         raise HpnbError(f"--objective: module {module_name!r} has no function {attr!r}")
-    return objective  # type: ignore[no-any-return]
+    return objective
 
 
 def _module_from_file(path: Path) -> Any:

@@ -7,6 +7,7 @@ Dask ``Event`` per attempt, checked by the trial at most every 0.2 s.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
 from collections.abc import Callable
@@ -30,7 +31,8 @@ def _run_on_worker(objective: Callable[..., Any], task: TrialTask, topic: str) -
 
     def should_stop() -> bool:
         if not stop_event:
-            stop_event.append(Event(_stop_event_name(topic, task.trial_id, task.attempt), client=get_client()))
+            name = _stop_event_name(topic, task.trial_id, task.attempt)
+            stop_event.append(Event(name, client=get_client()))
         return bool(stop_event[0].is_set())
 
     channel = TrialChannel(send=lambda batch: worker.log_event(topic, batch), should_stop=should_stop)
@@ -95,10 +97,8 @@ class DaskExecutor(Executor):
             future.cancel()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the client may already be closed
             self.client.unsubscribe_topic(self.topic)
-        except Exception:  # the client may already be closed
-            pass
 
 
 def _reason(exc: BaseException | None) -> str:

@@ -27,7 +27,7 @@ from hpnb.runner.executor import AttemptDone, Executor, ResultBatch
 from hpnb.runner.objective import TrialTask, target_problem
 from hpnb.runner.recovery import Recovered
 from hpnb.runner.store_writer import StoreWriter
-from hpnb.runner.trial_runtime import TrialRuntime, finite
+from hpnb.runner.trial_runtime import TrialRuntime, better, finite
 
 log = logging.getLogger("hpnb")
 
@@ -225,8 +225,9 @@ class Driver(threading.Thread):
         runtime.checkpoint, runtime.checkpoint_step = blob, exploit.donor_step
         runtime.new_attempt(skip_through_step=None)
         self.writer.trial(runtime.trial_id, params=runtime.params, parent=exploit.donor)
-        self.writer.event("exploit", {"member": runtime.trial_id, "step": exploit.step, "donor": exploit.donor,
-                                      "donor_step": exploit.donor_step, "params": runtime.params})
+        self.writer.event("exploit", {"member": runtime.trial_id, "step": exploit.step,
+                                      "donor": exploit.donor, "donor_step": exploit.donor_step,
+                                      "params": runtime.params})
         self.executor.submit(self.objective, self._task(runtime))
         self.writer.strategy_dirty = self.writer.save_state_now = True
         return True
@@ -316,9 +317,9 @@ class Driver(threading.Thread):
         value = finite(metrics.get(self.spec.metric))
         if state is TrialState.STOPPED and value is None:
             value = runtime.last_value
-        if value is not None and state is not TrialState.FAILED:
-            runtime.best_value = value if runtime.best_value is None else (
-                min(runtime.best_value, value) if self.spec.mode == "min" else max(runtime.best_value, value))
+        if value is not None and state is not TrialState.FAILED and (
+                runtime.best_value is None or better(value, runtime.best_value, self.spec.mode)):
+            runtime.best_value = value
         self.writer.trial(runtime.trial_id, state=state.value, end=time.time(), worker=worker, error=error,
                           metrics=metrics, value=value, best=runtime.best_value, last_step=runtime.last_step,
                           retries=runtime.retries, stop_reason=runtime.stop_reason)

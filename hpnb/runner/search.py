@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import socket
@@ -180,10 +181,8 @@ class Search:
 
     def _notify(self) -> None:
         for listener in list(self._listeners):
-            try:
+            with contextlib.suppress(Exception):  # a broken display must not stop the search
                 listener()
-            except Exception:  # a broken display must not stop the search
-                pass
 
     def _start(self) -> None:
         """Start (or restart) the driver thread from what the store holds."""
@@ -290,12 +289,12 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     """
     parsed = _parse(spec, spec_fields)
     check_picklable(objective)
-    name = name or parsed.name or getattr(objective, "__name__", "search")
+    name = str(name or parsed.name or getattr(objective, "__name__", "search"))
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:
         return _resume(opened, name, objective, client, namespace)
     record = opened.create_experiment(
-        name, parsed.to_dict(), source=source if source is not None else (spec if isinstance(spec, str) else None),
+        name, parsed.to_dict(), source=source if source is not None else _source_text(spec),
         metric=parsed.metric, mode=parsed.mode, strategy=parsed.strategy.name, budget=parsed.trials,
         parallel=parsed.parallel, overwrite=overwrite,
     )
@@ -305,7 +304,12 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     return handle
 
 
-def _parse(spec: str | Mapping[str, Any] | ExperimentSpec | None, fields: Mapping[str, Any]) -> ExperimentSpec:
+def _source_text(spec: object) -> str | None:
+    return spec if isinstance(spec, str) else None
+
+
+def _parse(spec: str | Mapping[str, Any] | ExperimentSpec | None,
+           fields: Mapping[str, Any]) -> ExperimentSpec:
     if isinstance(spec, ExperimentSpec):
         if not fields:
             return spec

@@ -24,7 +24,7 @@ BATCH_INTERVAL = 0.05
 STOP_CHECK_INTERVAL = 0.2
 
 
-class TrialStopped(Exception):  # noqa: N818 - the name users catch, as in DESIGN.md
+class TrialStopped(Exception):
     """Raised by :func:`report` when the driver asked the trial to stop.
 
     The runner catches it; an objective may catch it too to clean up, and

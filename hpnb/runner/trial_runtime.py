@@ -68,12 +68,13 @@ class TrialRuntime:
               mode: str) -> None:
         self.last_stored_seq = max(self.last_stored_seq, seq)
         if step is not None:
-            self.last_stored_step = step if self.last_stored_step is None else max(self.last_stored_step, step)
+            previous = self.last_stored_step
+            self.last_stored_step = step if previous is None else max(previous, step)
             self.last_step = step
         self.metrics = {**self.metrics, **metrics}
         if value is not None:
             self.last_value = value
-            if self.best_value is None or (value < self.best_value if mode == "min" else value > self.best_value):
+            if self.best_value is None or better(value, self.best_value, mode):
                 self.best_value = value
 
     def current_step(self) -> int:
@@ -81,6 +82,11 @@ class TrialRuntime:
         if self.last_step is not None:
             return self.last_step
         return self.last_stored_seq
+
+
+def better(value: float, than: float, mode: str) -> bool:
+    """Whether ``value`` beats ``than`` in ``mode`` (min or max)."""
+    return value < than if mode == "min" else value > than
 
 
 def finite(value: Any) -> float | None:

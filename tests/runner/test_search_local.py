@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from functools import partial
@@ -122,9 +123,9 @@ def test_a_name_is_not_reused_silently(store, dask_client):
 
 def test_a_free_slot_is_filled_the_moment_a_trial_ends(store, dask_client):
     space = {"x": [0.0, 1.0, 2.0, 3.0, 4.0], "duration": [0.1, 2.0]}
-    long_first = {"fixed": {"configs": [{"x": 0.0, "duration": 2.0}] + [{"x": float(i)} for i in range(1, 5)]}}
+    configs = [{"x": 0.0, "duration": 2.0}] + [{"x": float(i)} for i in range(1, 5)]
     search = run(store, objectives.durations, dask_client, trials=5, parallel=2,
-                 parameters=space, strategy={"name": "fixed", **long_first["fixed"]}).wait(60)
+                 parameters=space, strategy={"name": "fixed", "configs": configs}).wait(60)
     trials = {t.trial_id: t for t in store.trials(search.experiment_id)}
     assert trials[0].params["duration"] == 2.0
     # the short trials ran one after another on the other slot while trial 0 still ran
@@ -183,7 +184,7 @@ def test_set_parallel_limits_trials_at_once(store, dask_client):
     trials = sorted(store.trials(search.experiment_id), key=lambda t: t.start)
     late = [t for t in trials if t.trial_id >= 2]
     # once parallel is 1, each new trial starts after the previous one ended
-    assert all(b.start >= a.end - 0.05 for a, b in zip(late, late[1:]))
+    assert all(b.start >= a.end - 0.05 for a, b in itertools.pairwise(late))
     assert store.experiment("s").parallel == 1
 
 

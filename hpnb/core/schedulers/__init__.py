@@ -25,4 +25,4 @@ SCHEDULERS: dict[str, str] = {
 def scheduler_class(name: str) -> type[Scheduler]:
     """The class implementing early-stopping rule ``name`` (a KeyError for unknown names)."""
     module, cls = SCHEDULERS[name].split(":")
-    return getattr(importlib.import_module(f"hpnb.core.schedulers.{module}"), cls)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(f"hpnb.core.schedulers.{module}"), cls)

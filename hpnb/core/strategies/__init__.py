@@ -30,4 +30,4 @@ STRATEGIES: dict[str, str] = {
 def strategy_class(name: str) -> type[Strategy]:
     """The class implementing strategy ``name`` (a KeyError for unknown names)."""
     module, cls = STRATEGIES[name].split(":")
-    return getattr(importlib.import_module(f"hpnb.core.strategies.{module}"), cls)  # type: ignore[no-any-return]
+    return getattr(importlib.import_module(f"hpnb.core.strategies.{module}"), cls)
