@@ -111,11 +111,11 @@ def handle(name: str, args: argparse.Namespace) -> Any:
 
 
 def _list(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+    from hpnb.core.frames import experiments_frame
     from hpnb.core.store import Store
-    from hpnb.jupyter.dashboard.data import experiments_table
 
     with Store(args.store, readonly=True) as store:
-        return experiments_table(store.experiments(), store.experiment_stats())
+        return experiments_frame(store.experiments(), store.experiment_stats())
 
 
 def _show(args: argparse.Namespace, shell: InteractiveShell) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -247,21 +246,6 @@ def test_view_takes_the_state_the_handle_knows(store: Store) -> None:
 
     assert model.view(state="INTERRUPTED").header.state == "INTERRUPTED"
     model.close()
-
-
-def test_experiments_table_lists_every_experiment_with_progress_and_best(store: Store) -> None:
-    exp = _experiment(store, budget=4)
-    _trial(store, exp.id, 0, "COMPLETED", 0.5)
-    _trial(store, exp.id, 1, "COMPLETED", 0.2)
-    store.create_experiment("other", {}, metric="acc", mode="max", strategy="grid", budget=2, parallel=None)
-
-    table = data.experiments_table(store.experiments(), store.experiment_stats())
-
-    assert list(table["name"]) == ["other", "demo"]
-    demo = table.set_index("name").loc["demo"]
-    assert (demo["done"], demo["budget"], demo["state"]) == (2, 4, "CREATED")
-    assert demo["best"] == pytest.approx(0.2)
-    assert math.isnan(table.set_index("name").loc["other"]["best"])
 
 
 def test_durations_and_values_print_short() -> None:

@@ -107,7 +107,7 @@ def test_line_magic_list_show_and_export(ip, store: Path, tmp_path: Path) -> Non
 
     table = ip.run_line_magic("hpsearch", f"list --store {store}")
     row = table.set_index("name").loc["listed"]
-    assert (row["state"], row["done"], row["budget"]) == ("COMPLETED", 3, 3)
+    assert (row["state"], row["progress"]) == ("COMPLETED", "3/3")
 
     dashboard = ip.run_line_magic("hpsearch", f"show listed --store {store}")
     bundle = dashboard._repr_mimebundle_()

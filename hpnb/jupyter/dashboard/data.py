@@ -16,11 +16,11 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hpnb.core.store.records import ExperimentRecord, ExperimentStats, ResultRow, TrialRecord
+from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 
 FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
 ACTIVE_EXPERIMENT_STATES = ("CREATED", "RUNNING")
@@ -306,26 +306,6 @@ def failures(trials: Sequence[TrialRecord]) -> list[Failure]:
         for trial in sorted(trials, key=lambda t: t.trial_id)
         if trial.state == "FAILED"
     ]
-
-
-# -- experiments list -----------------------------------------------------------------------
-
-
-def experiments_table(experiments: Sequence[ExperimentRecord], stats: Mapping[int, ExperimentStats]) -> Any:
-    """The ``%hpsearch list`` table: one row per experiment, newest first."""
-    import pandas as pd
-
-    rows = []
-    for exp in sorted(experiments, key=lambda e: e.created, reverse=True):
-        stat = stats.get(exp.id)
-        rows.append({
-            "name": exp.name, "strategy": exp.strategy, "metric": f"{exp.metric} ({exp.mode})",
-            "state": exp.state, "done": stat.finished if stat else 0, "budget": exp.budget,
-            "best": stat.best if stat else None,
-            "created": pd.Timestamp(exp.created, unit="s").floor("s"),
-        })
-    columns = ["name", "strategy", "metric", "state", "done", "budget", "best", "created"]
-    return pd.DataFrame(rows, columns=columns)
 
 
 # -- population-based training --------------------------------------------------------------
