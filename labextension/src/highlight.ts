@@ -1,14 +1,16 @@
 /**
  * YAML highlighting for the body of `%%hpsearch` cells.
  *
- * A CodeMirror 6 extension that, while the document's first line starts with
- * the `%%hpsearch` magic, provides the YAML language with the highest
- * precedence, so it wins over the notebook's Python for that editor only.
- * Other editors keep their language.
+ * A CodeMirror 6 extension with a compartment that holds the YAML language,
+ * at the highest precedence so it wins over the notebook's Python, exactly
+ * while the document's first line starts with the `%%hpsearch` magic. Edits
+ * switch it in the same transaction; a document that starts as a spec cell
+ * switches right after the editor is created. Other editors are untouched.
  */
 
-import { language, type Language } from '@codemirror/language';
-import { Prec, StateField, type EditorState, type Extension } from '@codemirror/state';
+import type { LanguageSupport } from '@codemirror/language';
+import { Compartment, EditorState, Prec, type Extension, type Text } from '@codemirror/state';
+import { ViewPlugin, type EditorView } from '@codemirror/view';
 
 /** The cell magic whose body is a YAML search spec. */
 export const MAGIC = '%%hpsearch';
@@ -22,21 +24,35 @@ export function isHpsearchCell(source: string): boolean {
   return next === '' || /\s/.test(next);
 }
 
-function firstLineIsMagic(state: EditorState): boolean {
-  return isHpsearchCell(state.doc.line(1).text);
+function startsWithMagic(doc: Text): boolean {
+  return isHpsearchCell(doc.line(1).text);
 }
 
-/**
- * The editor extension: YAML (`yaml`, the language support's language) for
- * documents whose first line is the magic, nothing otherwise.
- */
-export function hpsearchHighlighting(yaml: Language): Extension {
-  const isSpecCell = StateField.define<boolean>({
-    create: firstLineIsMagic,
-    update: (value, transaction) => (transaction.docChanged ? firstLineIsMagic(transaction.state) : value)
+/** The editor extension; `yaml` is the YAML language support to use. */
+export function hpsearchHighlighting(yaml: LanguageSupport): Extension {
+  const slot = new Compartment();
+  const active = Prec.highest(yaml);
+
+  const switchOnEdit = EditorState.transactionExtender.of(transaction => {
+    if (!transaction.docChanged) {
+      return null;
+    }
+    const wanted = startsWithMagic(transaction.newDoc);
+    const holding = slot.get(transaction.startState) === active;
+    return wanted === holding ? null : { effects: slot.reconfigure(wanted ? active : []) };
   });
-  return [
-    isSpecCell,
-    Prec.highest(language.computeN([isSpecCell], state => (state.field(isSpecCell) ? [yaml] : [])))
-  ];
+
+  // A new editor's first content is not a transaction: check it once the view exists.
+  const switchOnCreate = ViewPlugin.define((view: EditorView) => {
+    if (startsWithMagic(view.state.doc) && slot.get(view.state) !== active) {
+      queueMicrotask(() => {
+        if (startsWithMagic(view.state.doc) && slot.get(view.state) !== active) {
+          view.dispatch({ effects: slot.reconfigure(active) });
+        }
+      });
+    }
+    return {};
+  });
+
+  return [slot.of([]), switchOnEdit, switchOnCreate];
 }

@@ -96,7 +96,7 @@ const highlightPlugin: JupyterFrontEndPlugin<void> = {
       console.warn('hpnb: no YAML language in this JupyterLab; %%hpsearch cells keep Python highlighting');
       return;
     }
-    const extension = hpsearchHighlighting(yaml.support.language);
+    const extension = hpsearchHighlighting(yaml.support);
     extensions.addExtension({
       name: 'hpnb:hpsearch-yaml',
       factory: () => EditorExtensionRegistry.createImmutableExtension(extension)

@@ -52,9 +52,24 @@ export function curveTraces(results: readonly IResult[]): ICurveTrace[] {
   return [...byTrial.keys()].sort((a, b) => a - b).map(id => byTrial.get(id) as ICurveTrace);
 }
 
+/** Positive values spanning this factor or more get a log axis. */
+export const LOG_AXIS_SPAN = 100;
+
+function logDimension(label: string, values: number[]): IDimension {
+  const logs = values.map(Math.log10);
+  const decades: number[] = [];
+  for (let k = Math.floor(Math.min(...logs)); k <= Math.ceil(Math.max(...logs)); k++) {
+    decades.push(k);
+  }
+  return { label, values: logs, tickvals: decades, ticktext: decades.map(k => `1e${k}`) };
+}
+
 function dimension(label: string, raw: unknown[]): IDimension {
-  if (raw.every(value => typeof value === 'number')) {
-    return { label, values: raw as number[] };
+  if (raw.every(value => typeof value === 'number' && Number.isFinite(value))) {
+    const values = raw as number[];
+    const positive = values.every(value => value > 0);
+    const span = Math.max(...values) / Math.min(...values);
+    return positive && span >= LOG_AXIS_SPAN ? logDimension(label, values) : { label, values };
   }
   const text = raw.map(value => (typeof value === 'string' ? value : JSON.stringify(value)));
   const categories = [...new Set(text)].sort();
@@ -68,7 +83,8 @@ function dimension(label: string, raw: unknown[]): IDimension {
 
 /**
  * Parallel coordinates over the scored trials: one axis per parameter
- * (categorical ones get labelled ticks) and a last axis for the score, which
+ * (categorical ones get labelled ticks, positive numbers spanning two decades
+ * or more a log scale) and a last axis for the score, which
  * also colours the lines, best scores brightest. Null when no trial has a score.
  */
 export function parcoordsTrace(

@@ -1,5 +1,5 @@
-import { language, StreamLanguage, type Language } from '@codemirror/language';
-import { EditorState } from '@codemirror/state';
+import { language, LanguageSupport, StreamLanguage, type Language } from '@codemirror/language';
+import { EditorState, type Extension } from '@codemirror/state';
 
 import { hpsearchHighlighting, isHpsearchCell } from '../src/highlight';
 
@@ -32,21 +32,27 @@ describe('hpsearchHighlighting', () => {
   const yaml = plainLanguage('yaml');
   const python = plainLanguage('python');
 
-  function stateWith(doc: string): EditorState {
-    return EditorState.create({ doc, extensions: [python, hpsearchHighlighting(yaml)] });
+  function edit(state: EditorState, from: number, to: number, insert: string): EditorState {
+    return state.update({ changes: { from, to, insert } }).state;
   }
 
-  it('gives a %%hpsearch document the YAML language', () => {
-    expect(stateWith('%%hpsearch f\nmetric: loss').facet(language)).toBe(yaml);
-  });
-  it('leaves other documents in their own language', () => {
-    expect(stateWith('import yaml\nx = 1').facet(language)).toBe(python);
-  });
-  it('follows edits of the first line both ways', () => {
-    let state = stateWith('x = 1');
-    state = state.update({ changes: { from: 0, to: 5, insert: '%%hpsearch f\nlr: 0.1' } }).state;
-    expect(state.facet(language)).toBe(yaml);
-    state = state.update({ changes: { from: 0, to: 2, insert: '# ' } }).state;
+  function create(doc: string, languages: Extension[] = [python]): EditorState {
+    return EditorState.create({ doc, extensions: [...languages, hpsearchHighlighting(new LanguageSupport(yaml))] });
+  }
+
+  it('switches to YAML when the first line becomes the magic, and back', () => {
+    let state = create('x = 1');
     expect(state.facet(language)).toBe(python);
+    state = edit(state, 0, 5, '%%hpsearch f\nlr: 0.1');
+    expect(state.facet(language)).toBe(yaml);
+    state = edit(state, state.doc.length, state.doc.length, '\nmetric: loss');
+    expect(state.facet(language)).toBe(yaml);
+    state = edit(state, 0, 2, '# ');
+    expect(state.facet(language)).toBe(python);
+  });
+  it('leaves editors without the magic as they are, even with no language yet', () => {
+    const state = edit(create('import yaml', []), 0, 0, 'x = 1\n');
+    expect(state.facet(language)).toBeNull();
+    expect(edit(create('metric: loss'), 0, 0, '# ').facet(language)).toBe(python);
   });
 });

@@ -47,7 +47,7 @@ describe('curveTraces', () => {
 describe('parcoordsTrace', () => {
   const trials = [
     trial(0, { lr: 0.1, optimizer: 'sgd' }, 0.5),
-    trial(1, { lr: 0.01, optimizer: 'adam' }, 0.2),
+    trial(1, { lr: 0.02, optimizer: 'adam' }, 0.2),
     trial(2, { lr: 0.001, optimizer: 'sgd' }, null)
   ];
 
@@ -56,9 +56,18 @@ describe('parcoordsTrace', () => {
     expect(trace).not.toBeNull();
     const labels = trace!.dimensions.map(d => d.label);
     expect(labels).toEqual(['lr', 'optimizer', 'val_loss']);
-    expect(trace!.dimensions[0].values).toEqual([0.1, 0.01]);
+    expect(trace!.dimensions[0].values).toEqual([0.1, 0.02]);
     expect(trace!.dimensions[2].values).toEqual([0.5, 0.2]);
     expect(trace!.line.color).toEqual([0.5, 0.2]);
+  });
+  it('puts numbers spanning decades on a log axis labelled in the original units', () => {
+    const spread = [trial(0, { lr: 1e-4 }, 1), trial(1, { lr: 0.05 }, 2)];
+    const lr = parcoordsTrace(spread, 'loss', 'min')!.dimensions[0];
+    expect(lr.values.map(v => Number(v.toFixed(6)))).toEqual([-4, Number(Math.log10(0.05).toFixed(6))]);
+    expect(lr.tickvals).toEqual([-4, -3, -2, -1]);
+    expect(lr.ticktext).toEqual(['1e-4', '1e-3', '1e-2', '1e-1']);
+    const narrow = parcoordsTrace([trial(0, { x: 1 }, 1), trial(1, { x: 50 }, 2)], 'loss', 'min')!;
+    expect(narrow.dimensions[0].tickvals).toBeUndefined();
   });
   it('gives categorical parameters labelled ticks', () => {
     const optimizer = parcoordsTrace(trials, 'val_loss', 'min')!.dimensions[1];
