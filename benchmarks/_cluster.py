@@ -117,10 +117,8 @@ def bare_in_flight(client: Client, task: Callable[[int], Any], args: Sequence[in
     started = time.perf_counter()
     running = as_completed([client.submit(task, i, pure=False) for i in itertools.islice(pending, slots)],
                            loop=client.loop)
-    done = 0
-    for future in running:
+    for done, future in enumerate(running, start=1):
         future.result()
-        done += 1
         if on_done is not None:
             on_done(done)
         following = next(pending, None)
@@ -218,7 +216,8 @@ class Goal:
 
     def line(self) -> str:
         sign = "<=" if self.at_most else ">="
-        return f"{'met   ' if self.met else 'MISSED'} {self.what}: {self.value:.3f} (goal {sign} {self.target})"
+        outcome = "met   " if self.met else "MISSED"
+        return f"{outcome} {self.what}: {self.value:.3f} (goal {sign} {self.target})"
 
 
 def check_goals(goals: Sequence[Goal]) -> int:

@@ -13,6 +13,7 @@ Usage:
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 
@@ -54,7 +55,7 @@ def trivial_task(i: int) -> float:
 def block_times(ends: list[float], started: float) -> list[float]:
     """Milliseconds per trial of each block of ``BLOCK`` trials, from sorted end times."""
     marks = [started] + [ends[k - 1] for k in range(BLOCK, len(ends) + 1, BLOCK)]
-    return [1000 * (b - a) / BLOCK for a, b in zip(marks, marks[1:])]
+    return [1000 * (b - a) / BLOCK for a, b in itertools.pairwise(marks)]
 
 
 def bare_block_times(client: Client, trials: int) -> list[float]:
@@ -71,7 +72,8 @@ def main() -> int:
         bench.warm_up(trivial, trivial_task)
         started = time.time()
         with MemoryWatch() as memory:
-            seconds, search = bench.search(trivial, trials=trials, parameters=UNIT_X, strategy="random", seed=0)
+            seconds, search = bench.search(trivial, trials=trials, parameters=UNIT_X, strategy="random",
+                                           seed=0)
         ends = sorted(t.end for t in bench.store.trials(search.experiment_id) if t.end is not None)
         stored = bench.store.result_count(search.experiment_id)
         hpnb_blocks = block_times(ends, started)

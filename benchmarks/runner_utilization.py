@@ -77,7 +77,8 @@ def main() -> int:
         return name, seconds, busy / (SLOTS * seconds), 60 * trials / seconds, batch_seconds / seconds
 
     rows = [
-        ("ideal (busy time / 2 slots)", busy / SLOTS, 1.0, 60 * trials * SLOTS / busy, batch_seconds * SLOTS / busy),
+        ("ideal (busy time / 2 slots)", busy / SLOTS, 1.0, 60 * trials * SLOTS / busy,
+         batch_seconds * SLOTS / busy),
         row("zero-overhead schedule in this order", greedy_makespan(DURATIONS[:trials])),
         row("synchronous batches of 2 (bare Dask)", batch_seconds),
         row("bare Dask loop, 2 in flight", flight_seconds),
