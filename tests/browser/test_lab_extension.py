@@ -1,0 +1,144 @@
+"""The JupyterLab extension in a real JupyterLab, driven in headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from hpnb.core.store import Store
+
+DOC_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "images" / "lab-experiment-view.png"
+VIEWPORT = {"width": 1400, "height": 900}
+TALL_VIEWPORT = {"width": 1400, "height": 1180}
+
+
+def show_sidebar(page) -> None:
+    if not page.locator("#hpnb-experiments").is_visible():
+        page.click('li[data-id="hpnb-experiments"]')
+    page.wait_for_selector("#hpnb-experiments", state="visible")
+
+
+def open_experiment(page, name: str):
+    show_sidebar(page)
+    page.click(f'.hpnb-experiment[data-name="{name}"]')
+    view = page.locator(f"#hpnb-experiment-{name}")
+    view.wait_for(state="visible")
+    return view
+
+
+def item(page, name: str):
+    return page.locator(f'.hpnb-experiment[data-name="{name}"]')
+
+
+def line_tokens(cell) -> list[tuple[str, str]]:
+    """(text, class) of every highlighted span on the cell's `metric: val_loss` line."""
+    line = cell.locator(".cm-line", has_text="metric: val_loss")
+    return line.evaluate("node => [...node.querySelectorAll('span')].map(s => [s.textContent, s.className])")
+
+
+def test_lab_sidebar_lists_every_experiment_and_follows_the_store(lab_page, lab_server, save_screenshot):
+    page, sample = lab_page, lab_server.store
+    show_sidebar(page)
+    item(page, sample.finished).wait_for()
+    assert item(page, sample.finished).locator(".hpnb-badge").inner_text() == "completed"
+    assert item(page, sample.running).locator(".hpnb-badge").inner_text() == "running"
+    assert "7 / 7" in item(page, sample.finished).inner_text()
+
+    with Store(sample.path) as store:
+        store.create_experiment(
+            "fresh-search", {}, metric="acc", mode="max", strategy="sobol", budget=3, parallel=1
+        )
+    item(page, "fresh-search").wait_for()  # the list refreshes by itself
+
+    page.fill(".hpnb-filter", "cnn")
+    item(page, sample.finished).wait_for(state="detached")
+    assert item(page, sample.running).is_visible()
+    save_screenshot(page, "lab-sidebar-filtered")
+    page.fill(".hpnb-filter", "")
+    item(page, sample.finished).wait_for()
+    save_screenshot(page, "lab-sidebar")
+
+
+def test_lab_experiment_view_shows_leaderboard_curves_and_parallel_coordinates(
+    lab_page, lab_server, save_screenshot
+):
+    page, sample = lab_page, lab_server.store
+    view = open_experiment(page, sample.finished)
+    rows = view.locator(".hpnb-leaderboard tbody tr")
+    total = sample.finished_trials + sample.failed_trials
+    rows.nth(total - 1).wait_for()
+    assert rows.count() == total
+
+    with Store(sample.path, readonly=True) as store:
+        trials = store.trials(store.experiment(sample.finished).id)
+    best = min((t for t in trials if t.best is not None), key=lambda t: t.best)
+    assert rows.first.get_attribute("data-trial") == str(best.trial_id)
+    shown = [rows.nth(i).locator("td").nth(2).inner_text() for i in range(total)]
+    scores = [float(text) for text in shown if text != "—"]
+    assert scores == sorted(scores) and len(scores) == sample.finished_trials
+
+    view.locator(".hpnb-curves .main-svg").first.wait_for()
+    view.locator(".hpnb-curves .scatterlayer .trace").nth(total - 1).wait_for()
+    assert view.locator(".hpnb-curves .scatterlayer .trace").count() == total
+    view.locator(".hpnb-parcoords .main-svg").first.wait_for()
+    titles = view.locator(".hpnb-parcoords text.axis-title")
+    titles.nth(3).wait_for()
+    assert sorted(titles.all_text_contents()) == ["layers", "lr", "optimizer", "val_loss"]
+
+    page.set_viewport_size(TALL_VIEWPORT)  # room for both plots in one picture
+    try:
+        path = save_screenshot(page, "lab-experiment-view")
+    finally:
+        page.set_viewport_size(VIEWPORT)
+    if os.environ.get("HPNB_UPDATE_DOC_IMAGES"):
+        DOC_IMAGE.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, DOC_IMAGE)
+
+
+def test_lab_stop_button_sets_the_stop_flag_of_a_running_search(lab_page, lab_server, save_screenshot):
+    page, sample = lab_page, lab_server.store
+    view = open_experiment(page, sample.running)
+    button = view.locator(".hpnb-stop")
+    button.wait_for()
+
+    def is_stop(response) -> bool:  # the client adds a cache-busting query string
+        return response.url.split("?")[0].endswith("/stop") and response.request.method == "POST"
+
+    with page.expect_response(is_stop) as answer:
+        button.click()
+    assert answer.value.status == 202
+    with Store(sample.path, readonly=True) as store:
+        assert store.experiment(sample.running).stop_requested is True
+        assert store.experiment(sample.finished).stop_requested is False
+    view.locator(".hpnb-stop:disabled", has_text="Stopping").wait_for()
+    save_screenshot(page, "lab-stop-requested")
+
+
+def test_lab_hpsearch_cell_body_is_highlighted_as_yaml(lab_page, save_screenshot):
+    page = lab_page
+    page.click('#jp-main-dock-panel .lm-TabBar-tab:has-text("spec-cells.ipynb")')
+    cells = page.locator(".jp-Notebook .jp-CodeCell")
+    spec_cell, python_cell = cells.nth(0), cells.nth(1)
+    spec_cell.locator(".cm-line", has_text="metric: val_loss").locator("span").first.wait_for()
+
+    yaml_tokens = line_tokens(spec_cell)
+    python_tokens = line_tokens(python_cell)
+    assert yaml_tokens[0][0] == "metric", "the YAML key is one token"
+    assert yaml_tokens != python_tokens
+
+    # Typing the magic into the Python cell switches its body to YAML as well.
+    python_cell.locator(".cm-content").click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("%%hpsearch train\n")
+    page.wait_for_function(
+        """([cell, expected]) => {
+            const line = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell')][cell]
+                .querySelectorAll('.cm-line')[1];
+            const tokens = [...line.querySelectorAll('span')].map(s => [s.textContent, s.className]);
+            return JSON.stringify(tokens) === JSON.stringify(expected);
+        }""",
+        arg=[1, yaml_tokens],
+    )
+    save_screenshot(page, "lab-hpsearch-highlighting")
+    assert page.errors == []
