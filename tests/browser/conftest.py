@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.jupyter.server.sample_store import SampleStore, write_sample_store
+from tests.jupyter.server.sample_store import SampleStore, dask_client, start_search, write_sample_store
+
+__all__ = ["dask_client"]  # a fixture used here, shared with the route tests
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -168,6 +170,15 @@ def lab_page(browser, lab_server: LabServer) -> Iterator[object]:
     page.errors = errors  # type: ignore[attr-defined]
     yield page
     context.close()
+
+
+@pytest.fixture
+def running_search(lab_server: LabServer, dask_client) -> Iterator[object]:
+    """A real search driven by this process into the server's store, running slow trials."""
+    search = start_search(lab_server.store.path, dask_client, "live-search", trials=6, steps=600, pause=0.1)
+    yield search
+    search.stop()
+    search.wait(60)
 
 
 @pytest.fixture

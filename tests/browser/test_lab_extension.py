@@ -142,3 +142,19 @@ def test_lab_hpsearch_cell_body_is_highlighted_as_yaml(lab_page, save_screenshot
     )
     save_screenshot(page, "lab-hpsearch-highlighting")
     assert page.errors == []
+
+
+def test_lab_stop_button_stops_a_real_running_search(lab_page, running_search, save_screenshot):
+    page = lab_page
+    view = open_experiment(page, running_search.name)
+    view.locator(".hpnb-curves .scatterlayer .trace").first.wait_for()  # results are streaming in
+    assert running_search.state == "RUNNING"
+
+    view.locator(".hpnb-stop").click()
+    running_search.wait(60)
+    assert running_search.state == "STOPPED"
+    trials = running_search.store.trials(running_search.experiment_id)
+    assert trials and {t.state for t in trials} <= {"STOPPED", "COMPLETED"}
+    view.locator(".hpnb-badge", has_text="stopped").wait_for()
+    assert view.locator(".hpnb-stop").count() == 0
+    save_screenshot(page, "lab-real-search-stopped")

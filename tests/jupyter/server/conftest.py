@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from pytest_jupyter.jupyter_server import *  # noqa: F403  (fixtures and the async test hooks)
 
-from tests.jupyter.server.sample_store import SampleStore, write_sample_store
+from tests.jupyter.server.sample_store import SampleStore, dask_client, start_search, write_sample_store
+
+__all__ = ["dask_client"]  # a fixture used here, shared with the browser tests
 
 
 @pytest.fixture
@@ -21,3 +23,13 @@ def jp_server_config(sample_store: SampleStore) -> dict[str, object]:
         "ServerApp": {"jpserver_extensions": {"hpnb.jupyter.server": True}},
         "HpnbServer": {"store_path": str(sample_store.path)},
     }
+
+
+@pytest.fixture(scope="session")
+def finished_search(tmp_path_factory: pytest.TempPathFactory, dask_client):
+    """A real search of 4 trials, run to completion into its own store file."""
+    path = tmp_path_factory.mktemp("real-search") / "hpnb.sqlite"
+    search = start_search(path, dask_client, "real-search", trials=4, steps=5, pause=0.0)
+    search.wait(120)
+    assert search.state == "COMPLETED", search.message
+    return search

@@ -1,17 +1,28 @@
-"""A store file with two experiments written through the Store API: a finished one and a running one.
+"""Experiments for the route and browser tests.
 
-``write_sample_store`` is the one function the route and browser tests call to get data;
-swap its body for real ``hpnb.search`` runs and every test uses those instead.
+``write_sample_store`` writes a finished and a running experiment through the Store API
+(fast, exact counts); it is the one function those tests call for their data. ``start_search``
+runs a real ``hpnb.search`` on a local Dask cluster into the same kind of store file.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
+
+import cloudpickle
+import pytest
 
 from hpnb.core.store import ResultRow, Store
+from tests.jupyter.server import objectives
+
+# Dask workers import nothing from the test tree: ship the objectives by value.
+cloudpickle.register_pickle_by_value(objectives)
 
 FINISHED = "mlp-lr"
 RUNNING = "cnn-depth"
@@ -79,3 +90,33 @@ def write_sample_store(path: Path) -> SampleStore:
         for trial_id in range(2, 4):
             _write_trial(store, live.id, trial_id, 2, "RUNNING")
     return SampleStore(path, FINISHED, RUNNING, finished_trials=6, failed_trials=1, running_trials=2)
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Iterator[Any]:
+    """hpnb's own local cluster: 2 single-threaded worker processes."""
+    from hpnb.cluster.connect import local_client, shutdown_local
+    from hpnb.core.resources import Resources
+
+    client = local_client(Resources(workers=2))
+    yield client
+    shutdown_local()
+
+
+def start_search(path: Path, client: Any, name: str, trials: int, steps: int, pause: float) -> Any:
+    """A real search into the store at ``path``: trials report ``steps`` losses, ``pause`` s apart."""
+    import hpnb
+
+    return hpnb.search(
+        partial(objectives.slow_curve, steps=steps, pause=pause),
+        name=name,
+        store=path,
+        client=client,
+        metric=METRIC,
+        mode="min",
+        strategy="random",
+        trials=trials,
+        parallel=2,
+        seed=0,
+        parameters={"lr": {"distribution": "logUniform", "min": 1e-4, "max": 1e-1}, "layers": [1, 2, 3]},
+    )

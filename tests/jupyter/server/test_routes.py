@@ -214,3 +214,34 @@ class TestDefaultStorePath:
         sample = write_sample_store(hpnb_home / "hpnb.sqlite")
         names = [e["name"] for e in (await get_json(jp_fetch))["experiments"]]
         assert sorted(names) == sorted([sample.finished, sample.running])
+
+
+class TestRealSearch:
+    """The routes serve what a real hpnb.search stored."""
+
+    @pytest.fixture
+    def jp_server_config(self, finished_search) -> dict[str, object]:
+        return {
+            "ServerApp": {"jpserver_extensions": {"hpnb.jupyter.server": True}},
+            "HpnbServer": {"store_path": str(finished_search.store.path)},
+        }
+
+    async def test_list_trials_and_results_match_the_search(self, jp_fetch, finished_search):
+        (listed,) = (await get_json(jp_fetch))["experiments"]
+        assert (listed["name"], listed["state"], listed["done"], listed["budget"]) == (
+            "real-search",
+            "COMPLETED",
+            4,
+            4,
+        )
+        best = finished_search.best
+        assert listed["best"]["value"] == best["value"]
+        assert listed["best"]["params"] == best["params"]
+
+        trials = (await get_json(jp_fetch, "real-search", "trials"))["trials"]
+        assert [t["trial_id"] for t in trials] == [0, 1, 2, 3]
+        assert all(t["state"] == "COMPLETED" and t["score"] is not None for t in trials)
+
+        page = await get_json(jp_fetch, "real-search", "results")
+        steps = sorted((r["trial_id"], r["step"]) for r in page["results"])
+        assert steps == [(trial, step) for trial in range(4) for step in range(5)]
