@@ -233,7 +233,8 @@ class FloatParameter(Parameter):
         v = float(value)
         if not math.isfinite(v) or (self.is_log and v <= 0):
             return False
-        tol = 1e-9 * max(1.0, abs(v))
+        # values on a step grid are rounded to about a millionth of the step (see _decimals)
+        tol = max(1e-9 * max(1.0, abs(v)), 1e-6 * (self.step or 0.0))
         if (self.low is not None and v < self.low - tol) or (self.high is not None and v > self.high + tol):
             return False
         if self.step is not None:
@@ -242,10 +243,17 @@ class FloatParameter(Parameter):
             return abs(k - round(k)) < 1e-6
         return True
 
-    def grid_values(self) -> tuple[float, ...] | None:
+    def grid_size(self) -> int | None:
+        # Counted, not enumerated: a fine step over a wide range has too many values to list.
         if self.step is None or self.low is None or self.high is None:
             return None
-        n = math.floor((self.high - self.low) / self.step + 1e-9) + 1
+        return math.floor((self.high - self.low) / self.step + 1e-9) + 1
+
+    def grid_values(self) -> tuple[float, ...] | None:
+        n = self.grid_size()
+        if n is None:
+            return None
+        assert self.low is not None and self.step is not None
         return tuple(round(self.low + k * self.step, _decimals(self.step)) for k in range(n))
 
     def center(self) -> float:
@@ -343,6 +351,9 @@ class IntParameter(Parameter):
     def grid_values(self) -> tuple[int, ...]:
         return tuple(range(self.low, self.high + 1, self.step))
 
+    def grid_size(self) -> int:
+        return self.count
+
     def center(self) -> int:
         if self.default is not None:
             return int(self.default)
@@ -387,7 +398,7 @@ class CategoricalParameter(Parameter):
                             value=self.default, allowed=", ".join(map(str, self.choices)))
 
     def from_unit(self, u: float) -> Any:
-        k = min(int(math.floor(min(max(u, 0.0), 1.0) * len(self.choices))), len(self.choices) - 1)
+        k = min(math.floor(min(max(u, 0.0), 1.0) * len(self.choices)), len(self.choices) - 1)
         return self.choices[k]
 
     def to_unit(self, value: Any) -> float:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from hpnb.core.errors import SpecError, closest
-from hpnb.core.space import Parameter, SearchSpace
+from hpnb.core.space import DEFAULT_GRID_CAP, Parameter, SearchSpace
 from hpnb.core.strategies._sequence import SequenceStrategy
 from hpnb.core.strategies.base import Mode
 
@@ -58,6 +58,10 @@ def sweep_configs(space: SearchSpace, parameter: str | None = None) -> list[dict
     configs: list[dict[str, Any]] = []
     seen: set[tuple[str, ...]] = set()
     for p in _swept_parameters(space, parameter):
+        count = p.grid_size()
+        if count is not None and count > DEFAULT_GRID_CAP:
+            raise SpecError(f"parameters.{p.name}.step", f"a sweep of {count:,} values is more than the "
+                            f"cap of {DEFAULT_GRID_CAP:,}", allowed="a larger step or a narrower range")
         values = p.grid_values()
         if values is None:
             raise SpecError(f"parameters.{p.name}.step", "a range search needs a step (and min and max) "

@@ -74,3 +74,10 @@ def test_bad_parameter_option(name: str, problem: str) -> None:
     with pytest.raises(SpecError, match=problem) as info:
         RangeStrategy(space, parameter=name)
     assert info.value.path == "strategy.parameter"
+
+
+def test_a_sweep_of_too_many_values_is_refused() -> None:
+    space = SearchSpace((FloatParameter("lr", low=0.0, high=1e6, step=1e-6),))
+    with pytest.raises(SpecError, match="more than the cap") as info:
+        RangeStrategy(space)
+    assert info.value.path == "parameters.lr.step"
