@@ -24,6 +24,9 @@ _LAZY = {
     "Search": "hpnb.runner.search",
     "parse_spec": "hpnb.core.spec",
     "ExperimentSpec": "hpnb.core.spec",
+    "show": "hpnb.jupyter",
+    "load_ipython_extension": "hpnb.jupyter",
+    "unload_ipython_extension": "hpnb.jupyter",
 }
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
     "report",
     "resume",
     "search",
+    "show",
 ]
 
 

@@ -87,6 +87,8 @@ class Driver(threading.Thread):
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
         self.stopping: str | None = None
+        self._closing = threading.Lock()
+        self._closed = False
         self.exhausted = False
         self.failures_in_row = 0
         self.first_failure: str | None = None
@@ -99,7 +101,7 @@ class Driver(threading.Thread):
             next_store_poll = 0.0
             while True:
                 self._fill_slots()
-                if self._done():
+                if self._done() and self._close():
                     break
                 self._handle(self._next_message())
                 self._drain()
@@ -137,6 +139,23 @@ class Driver(threading.Thread):
             self._on_done(message)
         elif isinstance(message, Command):
             self._on_command(message)
+
+    def offer(self, command: Command) -> bool:
+        """Hand ``command`` to the loop; False once the loop has ended (it would be lost)."""
+        with self._closing:
+            if self._closed:
+                return False
+            self.inbox.put(command)
+            return True
+
+    def _close(self) -> bool:
+        """Stop accepting commands, unless one that arrived meanwhile gives more work."""
+        with self._closing:
+            self._drain()
+            if not self._done():
+                return False
+            self._closed = True
+            return True
 
     def _done(self) -> bool:
         if self.running:

@@ -90,9 +90,7 @@ class Search:
 
     def stop(self) -> None:
         """Stop the search: running trials are asked to stop, none is started."""
-        if self.is_live:
-            self._send(Command("stop"))
-        else:
+        if not (self.is_live and self._send(Command("stop"))):
             self.store.request_stop(self.name)
 
     def stop_trial(self, trial_id: int) -> None:
@@ -104,9 +102,9 @@ class Search:
         """Raise the budget by ``n`` trials; a finished search starts running again."""
         if int(n) <= 0:
             raise HpnbError(f"extend: n must be a positive number of trials (got {n})")
-        if self.is_live:
-            self._send(Command("extend", int(n)))
+        if self.is_live and self._send(Command("extend", int(n))):
             return
+        self.wait()
         if self._objective is None:
             raise HpnbError(f"extend: search {self.name!r} is not running here; "
                             "use hpnb.resume(name, objective) and then extend")
@@ -118,9 +116,7 @@ class Search:
         """Run at most ``n`` trials at once from now on."""
         if int(n) <= 0:
             raise HpnbError(f"set_parallel: n must be at least 1 (got {n})")
-        if self.is_live:
-            self._send(Command("parallel", int(n)))
-        else:
+        if not (self.is_live and self._send(Command("parallel", int(n)))):
             self.store.update_experiment(self.experiment_id, parallel=int(n))
 
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
@@ -171,9 +167,9 @@ class Search:
         return pd.DataFrame(rows, columns=columns)
 
     # -- internals --------------------------------------------------------------------
-    def _send(self, command: Command) -> None:
-        assert self._driver is not None
-        self._driver.inbox.put(command)
+    def _send(self, command: Command) -> bool:
+        """True when the running driver took ``command``."""
+        return self._driver is not None and self._driver.offer(command)
 
     def _require_live(self, what: str) -> None:
         if not self.is_live:
