@@ -137,13 +137,36 @@ def main(argv: list[str] | None = None) -> None:
           f"({time.perf_counter() - start:.0f} s wall clock, {args.jobs} processes)\n")
     print(f"| {'problem':<10} | {'strategy':<14} | {'median':>8} | {'q25':>8} | {'q75':>8} | {'s/run':>6} |")
     print(f"|{'-' * 12}|{'-' * 16}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 8}|")
+    medians: dict[tuple[str, str], float] = {}
     for problem in args.problems.split(","):
         for method in methods:
             regrets = [r for p, m, r, _ in results if p == problem and m == method]
             seconds = [t for p, m, _, t in results if p == problem and m == method]
             q25, median, q75 = np.percentile(regrets, [25, 50, 75])
+            medians[problem, method] = float(median)
             print(f"| {problem:<10} | {method:<14} | {median:8.4f} | {q25:8.4f} | {q75:8.4f} "
                   f"| {np.mean(seconds):6.2f} |")
+    missed = check_goals(medians)
+    raise SystemExit(1 if missed else 0)
+
+
+def check_goals(medians: dict[tuple[str, str], float]) -> int:
+    """Print the goal checks on median regret; return how many were missed."""
+    goals = []
+    for problem in PROBLEMS:
+        goals.append((problem, "tpe", "optuna-tpe", "<="))
+        goals += [(problem, method, "random", "<") for method in ("tpe", "cmaes", "de", "sobol")]
+    print()
+    missed = 0
+    for problem, method, reference, relation in goals:
+        if (problem, method) not in medians or (problem, reference) not in medians:
+            continue
+        ours, theirs = medians[problem, method], medians[problem, reference]
+        met = ours <= theirs if relation == "<=" else ours < theirs
+        missed += not met
+        verdict = "met   " if met else "MISSED"
+        print(f"{verdict} {problem}: {method} {ours:.4f} {relation} {reference} {theirs:.4f}")
+    return missed
 
 
 if __name__ == "__main__":
