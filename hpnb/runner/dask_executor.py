@@ -1,23 +1,34 @@
 """Trials on a Dask cluster.
 
-Metrics travel worker -> driver as batched ``Worker.log_event`` messages on a
-topic the driver subscribes to; stop requests travel driver -> worker as a
-Dask ``Event`` per attempt, checked by the trial at most every 0.2 s.
+Everything a trial says travels worker -> driver as ``Worker.log_event``
+messages on one topic the driver subscribes to, in order: a start message
+(which worker, when), batches of reports, and the outcome. Stop requests
+travel driver -> worker as a Dask ``Event`` per attempt, checked by the trial
+at most every 0.2 s. The task's future only tells the driver about attempts
+that never finished (a dead worker, a cancellation).
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from distributed import Client, Event, Future, get_client, get_worker
 
-from hpnb.runner.executor import AttemptDone, Executor, ResultBatch
+from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.objective import TrialTask, run_trial
 from hpnb.runner.trial_context import TrialChannel
+
+#: seconds the driver waits for an outcome message before fetching the task's result itself.
+OUTCOME_GRACE = 5.0
+#: seconds to wait for the nanny's memory report after a worker died.
+MEMORY_REPORT_GRACE = 1.0
+#: the topic Dask's nannies report memory-limit restarts on.
+MEMORY_RESTART_TOPIC = "worker-restart-memory"
 
 
 def _stop_event_name(topic: str, trial_id: int, attempt: int) -> str:
@@ -25,8 +36,10 @@ def _stop_event_name(topic: str, trial_id: int, attempt: int) -> str:
 
 
 def _run_on_worker(objective: Callable[..., Any], task: TrialTask, topic: str) -> dict[str, Any]:
-    """The Dask task: run one attempt, streaming its reports to ``topic``."""
+    """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
     worker = get_worker()
+    key = {"trial": task.trial_id, "attempt": task.attempt}
+    worker.log_event(topic, {**key, "started": time.time(), "worker": worker.address})
     stop_event: list[Event] = []
 
     def should_stop() -> bool:
@@ -38,6 +51,8 @@ def _run_on_worker(objective: Callable[..., Any], task: TrialTask, topic: str) -
     channel = TrialChannel(send=lambda batch: worker.log_event(topic, batch), should_stop=should_stop)
     outcome = run_trial(objective, task, channel)
     outcome["worker"] = worker.address
+    with contextlib.suppress(TypeError):  # not msgpack-able: the driver fetches the result instead
+        worker.log_event(topic, {**key, "outcome": outcome})
     return outcome
 
 
@@ -54,12 +69,26 @@ class DaskExecutor(Executor):
         self.client = client
         self.topic = topic or f"hpnb-{uuid.uuid4().hex[:12]}"
         self._futures: dict[tuple[int, int], Future] = {}
+        self._workers: dict[tuple[int, int], str] = {}
+        self._settled: set[tuple[int, int]] = set()
         self._lock = threading.Lock()
+        self._memory = MemoryRestarts.of(client)
         client.subscribe_topic(self.topic, self._on_event)
 
     def _on_event(self, event: tuple[float, dict[str, Any]]) -> None:
-        batch = event[1]
-        self.sink(ResultBatch(int(batch["trial"]), int(batch["attempt"]), batch["rows"]))
+        message = event[1]
+        key = (int(message["trial"]), int(message["attempt"]))
+        if "started" in message:
+            with self._lock:
+                self._workers[key] = message["worker"]
+            self.sink(AttemptStarted(*key, message["worker"], float(message["started"])))
+        elif "outcome" in message:
+            with self._lock:
+                self._settled.add(key)
+            outcome = message["outcome"]
+            self.sink(AttemptDone(*key, outcome, worker=outcome.get("worker")))
+        else:
+            self.sink(ResultBatch(*key, message["rows"]))
 
     def capacity(self) -> int:
         info = self.client.scheduler_info(n_workers=-1)
@@ -74,18 +103,44 @@ class DaskExecutor(Executor):
         future.add_done_callback(lambda f: self._on_done(task, f))
 
     def _on_done(self, task: TrialTask, future: Future) -> None:
+        key = (task.trial_id, task.attempt)
         with self._lock:
-            self._futures.pop((task.trial_id, task.attempt), None)
+            self._futures.pop(key, None)
         if future.status == "finished":
-            try:
-                outcome = future.result()
-            except Exception as exc:  # the result could not be fetched: the worker died since
-                self.sink(AttemptDone(task.trial_id, task.attempt, None, lost=True, reason=_reason(exc)))
-                return
-            self.sink(AttemptDone(task.trial_id, task.attempt, outcome, worker=outcome.get("worker")))
+            if not self._wait_for(lambda: key in self._settled, OUTCOME_GRACE):
+                self._fetch_outcome(task, future)
+        else:
+            reason = "cancelled" if future.status == "cancelled" else self._lost_reason(key, future)
+            self.sink(AttemptDone(task.trial_id, task.attempt, None, lost=True, reason=reason))
+        with self._lock:
+            self._settled.discard(key)
+            self._workers.pop(key, None)
+
+    def _fetch_outcome(self, task: TrialTask, future: Future) -> None:
+        try:
+            outcome = future.result()
+        except Exception as exc:  # the worker holding the result died since
+            self.sink(AttemptDone(task.trial_id, task.attempt, None, lost=True, reason=describe_loss(exc)))
             return
-        reason = "cancelled" if future.status == "cancelled" else _reason(future.exception())
-        self.sink(AttemptDone(task.trial_id, task.attempt, None, lost=True, reason=reason))
+        self.sink(AttemptDone(task.trial_id, task.attempt, outcome, worker=outcome.get("worker")))
+
+    def _lost_reason(self, key: tuple[int, int], future: Future) -> str:
+        worker = self._workers.get(key)
+        if worker is not None and self._wait_for(lambda: worker in self._memory.reports, MEMORY_REPORT_GRACE):
+            report = self._memory.reports[worker]
+            return (f"memory limit: the worker {worker} used {report.get('rss', 0) / 2**20:.0f} MiB, more "
+                    "than its memory limit (resources.limits.memory), and Dask restarted it")
+        return describe_loss(future.exception())
+
+    def _wait_for(self, condition: Callable[[], bool], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                if condition():
+                    return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
 
     def stop(self, trial_id: int, attempt: int) -> None:
         Event(_stop_event_name(self.topic, trial_id, attempt), client=self.client).set()
@@ -101,7 +156,35 @@ class DaskExecutor(Executor):
             self.client.unsubscribe_topic(self.topic)
 
 
-def _reason(exc: BaseException | None) -> str:
+class MemoryRestarts:
+    """The workers Dask's nannies restarted for exceeding their memory limit, per client.
+
+    One subscription per client, shared by every search on it (a topic has one
+    handler per client).
+    """
+
+    _by_client: ClassVar[dict[str, MemoryRestarts]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self) -> None:
+        self.reports: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def of(cls, client: Client) -> MemoryRestarts:
+        with cls._lock:
+            watch = cls._by_client.get(client.id)
+            if watch is None:
+                watch = cls._by_client[client.id] = cls()
+                client.subscribe_topic(MEMORY_RESTART_TOPIC, watch._on_report)
+            return watch
+
+    def _on_report(self, event: tuple[float, dict[str, Any]]) -> None:
+        report = event[1]
+        self.reports[str(report.get("worker"))] = dict(report)
+
+
+def describe_loss(exc: BaseException | None) -> str:
+    """Why an attempt never returned, in words."""
     if exc is None:
         return "unknown"
     name = type(exc).__name__

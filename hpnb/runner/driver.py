@@ -23,7 +23,7 @@ from hpnb.core.strategies.base import Strategy
 from hpnb.core.strategies.pbt_exploit import Exploit
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
-from hpnb.runner.executor import AttemptDone, Executor, ResultBatch
+from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.objective import TrialTask, target_problem
 from hpnb.runner.recovery import Recovered
 from hpnb.runner.store_writer import StoreWriter
@@ -37,6 +37,10 @@ STOP_GRACE = 3.0
 LATE_BATCH_GRACE = 5.0
 #: the stop reason of a trial that used its whole per-trial budget: it ends COMPLETED.
 BUDGET_REACHED = "reached its step budget"
+#: times an attempt lost before it started is run again without counting as a retry.
+MAX_LOST_QUEUED = 3
+#: how often (seconds) the driver asks the cluster how many worker threads it has.
+CAPACITY_CHECK = 1.0
 #: how often (seconds) the driver looks for a stop flag set in the store by another process.
 STORE_STOP_POLL = 0.5
 
@@ -82,7 +86,10 @@ class Driver(threading.Thread):
         self.waiting: dict[int, tuple[AttemptDone, float]] = {}
         self.requeue: list[TrialRuntime] = list(recovered.requeue)
         self.next_id = recovered.next_id
-        self.public = DriverState(budget=budget, parallel=parallel or executor.capacity(),
+        self.auto_parallel = parallel is None
+        self.capacity = executor.capacity()
+        self.next_capacity_check = time.monotonic() + CAPACITY_CHECK
+        self.public = DriverState(budget=budget, parallel=parallel or self.capacity,
                                   started=recovered.started, counts=dict(recovered.counts))
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
@@ -106,6 +113,7 @@ class Driver(threading.Thread):
                 self._handle(self._next_message())
                 self._drain()
                 self._expire()
+                self._check_capacity()
                 if time.monotonic() >= next_store_poll:
                     next_store_poll = time.monotonic() + STORE_STOP_POLL
                     self._poll_store_stop()
@@ -135,6 +143,8 @@ class Driver(threading.Thread):
             return
         if isinstance(message, ResultBatch):
             self._on_batch(message)
+        elif isinstance(message, AttemptStarted):
+            self._on_started(message)
         elif isinstance(message, AttemptDone):
             self._on_done(message)
         elif isinstance(message, Command):
@@ -165,8 +175,29 @@ class Driver(threading.Thread):
         return self.exhausted or (not self.requeue and self.public.started >= self.public.budget)
 
     # -- starting trials --------------------------------------------------------------
+    def _check_capacity(self) -> None:
+        """Follow workers joining and leaving; with no ``parallel`` set, use every slot."""
+        if time.monotonic() < self.next_capacity_check:
+            return
+        self.next_capacity_check = time.monotonic() + CAPACITY_CHECK
+        self.capacity = self.executor.capacity()
+        if self.auto_parallel and self.capacity != self.public.parallel:
+            self.public.parallel = self.capacity
+
+    def _in_flight_limit(self) -> int:
+        """How many attempts may be submitted at once.
+
+        When every slot is used and results do not change later suggestions, the
+        next trials wait queued on the cluster, so a slot never idles while its
+        next trial travels from the driver.
+        """
+        parallel = self.public.parallel
+        if parallel >= self.capacity and not self.strategy.learns_from_results:
+            return parallel + self.capacity
+        return parallel
+
     def _fill_slots(self) -> None:
-        while not self.stopping and len(self.running) < self.public.parallel:
+        while not self.stopping and len(self.running) < self._in_flight_limit():
             if self.requeue:
                 self._submit(self.requeue.pop(0))
                 continue
@@ -185,11 +216,19 @@ class Driver(threading.Thread):
             self._submit(runtime)
 
     def _submit(self, runtime: TrialRuntime) -> None:
-        runtime.start = time.time() if runtime.attempt == 0 else runtime.start
         self.running[runtime.trial_id] = runtime
         self._count(TrialState.RUNNING, +1)
-        self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, retries=runtime.retries)
+        self.writer.trial(runtime.trial_id, state="PENDING", retries=runtime.retries)
         self.executor.submit(self.objective, self._task(runtime))
+
+    def _on_started(self, started: AttemptStarted) -> None:
+        runtime = self.running.get(started.trial_id)
+        if runtime is None or started.attempt != runtime.attempt:
+            return
+        runtime.attempt_started = True
+        if not runtime.started:
+            runtime.start, runtime.started = started.time, True
+        self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, worker=started.worker)
 
     def _task(self, runtime: TrialRuntime) -> TrialTask:
         return TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
@@ -298,7 +337,11 @@ class Driver(threading.Thread):
     def _settle(self, runtime: TrialRuntime, done: AttemptDone) -> None:
         """Turn an ended attempt into a final trial state, or a retry."""
         if done.outcome is None:
-            if runtime.stop_reason is not None:
+            if not runtime.attempt_started and not self.stopping and runtime.lost_queued < MAX_LOST_QUEUED:
+                # lost while queued behind another trial on a worker that died: not its failure
+                runtime.lost_queued += 1
+                self._withdraw(runtime, requeue=True)
+            elif runtime.stop_reason is not None:
                 self._end(runtime, TrialState.STOPPED, runtime.metrics, None, done.worker)
             elif runtime.retries < self.spec.retries and not self.stopping:
                 self._retry(runtime, done.reason or "lost")
@@ -369,7 +412,8 @@ class Driver(threading.Thread):
             self.exhausted = False if self.strategy.max_trials() is None else self.exhausted
             self.writer.experiment(budget=self.public.budget)
         elif command.kind == "parallel" and command.value:
-            self.public.parallel = command.value
+            self.public.parallel, self.auto_parallel = command.value, False
+            self._withdraw_extra()
             self.writer.experiment(parallel=command.value)
         else:
             return
@@ -379,7 +423,28 @@ class Driver(threading.Thread):
         self.stopping = final
         self.public.message = reason
         for runtime in list(self.running.values()):
-            self._request_stop(runtime, reason)
+            if runtime.attempt_started:
+                self._request_stop(runtime, reason)
+            else:
+                self._withdraw(runtime)
+
+    def _withdraw(self, runtime: TrialRuntime, requeue: bool = False) -> None:
+        """Take back a queued attempt that never started: it stays PENDING, to run later
+        (or on resume). Its next attempt gets a new number, so a late start is ignored."""
+        self.executor.cancel(runtime.trial_id, runtime.attempt)
+        del self.running[runtime.trial_id]
+        self._count(TrialState.RUNNING, -1)
+        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
+        if requeue:
+            self.requeue.insert(0, runtime)
+
+    def _withdraw_extra(self) -> None:
+        """After ``parallel`` went down: take back queued attempts beyond the new limit."""
+        queued = [r for r in self.running.values() if not r.attempt_started]
+        for runtime in sorted(queued, key=lambda r: -r.trial_id):
+            if len(self.running) <= self._in_flight_limit():
+                return
+            self._withdraw(runtime, requeue=True)
 
     def _poll_store_stop(self) -> None:
         record = self.store.find_experiment(self.name)

@@ -7,6 +7,7 @@ trial runs, :class:`AttemptDone` when an attempt ends.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +16,16 @@ from typing import Any
 
 from hpnb.runner.objective import TrialTask, run_trial
 from hpnb.runner.trial_context import TrialChannel
+
+
+@dataclass(frozen=True)
+class AttemptStarted:
+    """An attempt began to run on ``worker`` at ``time`` (epoch seconds)."""
+
+    trial_id: int
+    attempt: int
+    worker: str
+    time: float
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,7 @@ class AttemptDone:
     reason: str | None = None
 
 
-Event = ResultBatch | AttemptDone
+Event = AttemptStarted | ResultBatch | AttemptDone
 Sink = Callable[[Event], None]
 
 
@@ -102,6 +113,7 @@ class ThreadExecutor(Executor):
             self.sink(ResultBatch(batch["trial"], batch["attempt"], batch["rows"]))
 
         def run() -> None:
+            self.sink(AttemptStarted(task.trial_id, task.attempt, "thread", time.time()))
             outcome = run_trial(objective, task, TrialChannel(send, stop.is_set))
             self._stops.pop(key, None)
             self.sink(AttemptDone(task.trial_id, task.attempt, outcome, worker="thread"))

@@ -56,7 +56,8 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy, schedule
                 strategy.observe(trial.trial_id, value, TrialState(trial.state))
             continue
         runtime = TrialRuntime(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
-                               start=trial.start or 0.0, last_stored_seq=last_seq.get(trial.trial_id, 0),
+                               start=trial.start or 0.0, started=trial.start is not None,
+                               last_stored_seq=last_seq.get(trial.trial_id, 0),
                                last_stored_step=trial.last_step, last_step=trial.last_step,
                                last_value=trial.value, best_value=trial.best, metrics=dict(trial.metrics))
         if trial.checkpoint:

@@ -24,6 +24,9 @@ class TrialRuntime:
     attempt: int = 0
     retries: int = 0
     start: float = field(default_factory=time.time)
+    started: bool = False
+    attempt_started: bool = False
+    lost_queued: int = 0
     checkpoint: bytes | None = None
     checkpoint_step: int | None = None
     seq_base: int = 0
@@ -48,6 +51,7 @@ class TrialRuntime:
                 (a population-based-training member continuing from a donor's step).
         """
         self.attempt += 1
+        self.attempt_started = False
         self.seq_base = self.last_stored_seq
         self.received_seq = 0
         self.skip_through_step = skip_through_step
@@ -56,7 +60,9 @@ class TrialRuntime:
         """The row to store for one report ``[seq, step, time, metrics, checkpoint]``, or None
         when an earlier attempt already stored its step."""
         seq, step, at, metrics, _blob = raw
-        self.received_seq = max(self.received_seq, int(seq))
+        if int(seq) <= self.received_seq:
+            return None  # Dask ran this attempt again (its worker left): these steps are stored
+        self.received_seq = int(seq)
         if step is not None and self.skip_through_step is not None and step <= self.skip_through_step:
             return None
         value = finite(metrics.get(metric))

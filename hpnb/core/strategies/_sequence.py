@@ -17,6 +17,8 @@ from hpnb.core.trial import Suggestion
 class SequenceStrategy(Strategy):
     """Base of strategies that propose ``config_at(0), config_at(1), ...`` and then stop."""
 
+    learns_from_results = False
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._next = 0

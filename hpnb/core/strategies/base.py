@@ -39,6 +39,9 @@ class Strategy(ABC):
     """
 
     name: str = ""
+    #: whether results change later suggestions; when they do not, the runner may
+    #: queue the next trials on the cluster before slots free up.
+    learns_from_results: bool = True
     #: option names the strategy accepts (checked by the spec parser).
     options: tuple[str, ...] = ()
 

@@ -22,6 +22,8 @@ from hpnb.core.trial import Suggestion
 class RandomStrategy(Strategy):
     """Draws with a seeded numpy Generator; its state is the generator's state."""
 
+    learns_from_results = False
+
     name = "random"
     options = ()
 

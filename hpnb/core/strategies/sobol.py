@@ -48,6 +48,8 @@ def draw(engine: qmc.QMCEngine, n: int) -> np.ndarray:
 class SobolStrategy(Strategy):
     """Successive points of one scrambled Sobol sequence."""
 
+    learns_from_results = False
+
     name = "sobol"
     options = ()
 
