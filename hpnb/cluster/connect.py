@@ -72,7 +72,9 @@ def _start_local(shape: LocalShape) -> Client:
 
     # Let hpnb, not the scheduler, decide what to do when a worker dies: its
     # retries resume from the trial's latest checkpoint.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+    # Tasks wait on the scheduler, not behind a long trial on a busy worker.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                          "distributed.scheduler.worker-saturation": 1.0}):
         cluster = LocalCluster(n_workers=shape.workers, threads_per_worker=shape.threads_per_worker,
                                processes=True, memory_limit=shape.memory_limit,
                                dashboard_address="127.0.0.1:0")

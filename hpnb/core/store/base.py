@@ -9,11 +9,12 @@ transaction. Processes coordinate through SQLite's own locks (see
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -74,6 +75,7 @@ class StoreBase:
         self._busy_timeout = busy_timeout
         self._retry_period = DEFAULT_RETRY_PERIOD
         self._lock = threading.RLock()
+        self._batch_depth = 0
         self._conn: sqlite3.Connection | None = None
         self._closed = False
         self._schema_ready = False
@@ -171,7 +173,51 @@ class StoreBase:
             raise ReadOnlyStore(f"cannot {action}: the store {self.path} was opened read-only")
         with self._lock:
             conn = self._conn_or_fail()
+            if self._batch_depth:
+                return work(conn)  # part of the surrounding batch's transaction
             return self._retry(lambda: in_transaction(conn, work))
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Make the writes inside the block one transaction (one commit instead of many).
+
+        Other threads' calls on this store wait until the block ends.
+
+        Example:
+            >>> import tempfile, pathlib
+            >>> from hpnb.core.store import Store
+            >>> store = Store(pathlib.Path(tempfile.mkdtemp()) / "s.sqlite")
+            >>> exp = store.create_experiment("b", {}, metric="loss", mode="min", strategy="random",
+            ...                               budget=2, parallel=1)
+            >>> with store.batch():
+            ...     store.add_trial(exp.id, 0, {"x": 1})
+            ...     store.add_trial(exp.id, 1, {"x": 2})
+            >>> len(store.trials(exp.id))
+            2
+        """
+        if self.readonly:
+            raise ReadOnlyStore(f"cannot write a batch: the store {self.path} was opened read-only")
+        with self._lock:
+            conn = self._conn_or_fail()
+            if self._batch_depth:
+                self._batch_depth += 1
+                try:
+                    yield
+                finally:
+                    self._batch_depth -= 1
+                return
+            self._retry(lambda: conn.execute("BEGIN IMMEDIATE"))
+            self._batch_depth = 1
+            try:
+                yield
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            else:
+                self._retry(lambda: conn.execute("COMMIT"))
+            finally:
+                self._batch_depth = 0
 
     def _experiment_names(self, conn: sqlite3.Connection) -> list[str]:
         return [row[0] for row in conn.execute("SELECT name FROM experiments ORDER BY name")]
