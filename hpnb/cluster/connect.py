@@ -1,8 +1,8 @@
 """Getting a Dask ``Client`` for a search from its ``resources``.
 
 - ``cluster: local``: a ``LocalCluster`` with processes, created once per
-  process and reused by later searches (re-created only when a later search
-  asks for a different shape and no search is using it).
+  process and shape (workers, threads, memory limit, adapt) and reused by
+  later searches that ask for the same shape.
 - ``cluster: tcp://host:port``: a client of that running scheduler.
 - ``cluster: NAME``: a ``Client`` or cluster object named NAME in the notebook.
 - a ``Client`` passed in Python is used as it is.
@@ -24,7 +24,7 @@ from hpnb.cluster.errors import ClusterError
 from hpnb.core.resources import Resources
 
 _lock = threading.Lock()
-_local: dict[str, Any] = {}
+_local: dict[LocalShape, Client] = {}
 _remote: dict[str, Client] = {}
 
 
@@ -35,12 +35,42 @@ class LocalShape:
     workers: int
     threads_per_worker: int
     memory_limit: int | str
+    adapt: tuple[int, int] | None = None
 
     @classmethod
     def from_resources(cls, resources: Resources) -> LocalShape:
-        workers = resources.workers or default_local_workers()
         memory = resources.memory_limit_bytes()
-        return cls(workers, resources.threads_per_worker, memory if memory else "auto")
+        adapt = None
+        if resources.adapt:
+            adapt = (int(resources.adapt["minimum"]), int(resources.adapt["maximum"]))
+        workers = adapt[0] if adapt else (resources.workers or default_local_workers())
+        return cls(workers, resources.threads_per_worker, memory if memory else "auto", adapt)
+
+
+def check_local_fits(resources: Resources) -> None:
+    """Refuse, before anything starts, requests this machine cannot give.
+
+    Raises:
+        ClusterError: naming the field, what was asked and what the machine has.
+    """
+    if resources.cluster != "local":
+        return
+    import psutil
+
+    shape = LocalShape.from_resources(resources)
+    workers = shape.adapt[1] if shape.adapt else shape.workers
+    cores = os.cpu_count() or 1
+    cpu = resources.cpu_request()
+    if cpu is not None and cpu * workers > cores:
+        raise ClusterError(f"resources.requests.cpu: {workers} workers x {resources.requests['cpu'].raw} "
+                           f"= {cpu * workers:g} cores, more than this machine's {cores}; "
+                           "allowed: fewer workers or a smaller request")
+    memory = resources.memory_request_bytes()
+    total = psutil.virtual_memory().total
+    if memory is not None and memory * workers > total:
+        raise ClusterError(f"resources.requests.memory: {workers} workers x "
+                           f"{resources.requests['memory'].raw} = {memory * workers / 2**30:.1f} GiB, more "
+                           f"than this machine's {total / 2**30:.1f} GiB; allowed: fewer workers or less")
 
 
 def default_local_workers() -> int:
@@ -56,17 +86,15 @@ def local_client(resources: Resources) -> Client:
     """
     shape = LocalShape.from_resources(resources)
     with _lock:
-        client = _local.get("client")
-        if client is not None and _local.get("shape") == shape and client.status == "running":
+        client = _local.get(shape)
+        if client is not None and client.status == "running":
             return client
-        if client is not None:
-            _close_local()
-        client = _start_local(shape)
-        _local.update(client=client, shape=shape)
+        client = _local[shape] = start_local(shape)
         return client
 
 
-def _start_local(shape: LocalShape) -> Client:
+def start_local(shape: LocalShape) -> Client:
+    """A new local cluster of ``shape`` and its client (the caller closes both)."""
     import dask
     from distributed import LocalCluster
 
@@ -78,23 +106,23 @@ def _start_local(shape: LocalShape) -> Client:
         cluster = LocalCluster(n_workers=shape.workers, threads_per_worker=shape.threads_per_worker,
                                processes=True, memory_limit=shape.memory_limit,
                                dashboard_address="127.0.0.1:0")
+        if shape.adapt is not None:
+            cluster.adapt(minimum=shape.adapt[0], maximum=shape.adapt[1])
     return Client(cluster, set_as_default=False)
 
 
-def _close_local() -> None:
-    client = _local.pop("client", None)
-    _local.pop("shape", None)
-    if client is not None:
-        cluster = client.cluster
-        client.close()
-        if cluster is not None:
-            cluster.close()
+def close_client_and_cluster(client: Client) -> None:
+    cluster = client.cluster
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 def shutdown_local() -> None:
-    """Close the local cluster hpnb created in this process, if any."""
+    """Close the local clusters hpnb created in this process."""
     with _lock:
-        _close_local()
+        while _local:
+            close_client_and_cluster(_local.popitem()[1])
 
 
 def address_client(address: str) -> Client:

@@ -18,7 +18,7 @@ from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.quantity import Quantity, QuantityKind, parse_quantity
 from hpnb.core.spec_values import as_bool, as_float, as_int, as_mapping, as_text, check_keys
 
-RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "kubernetes")
+RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "adapt", "kubernetes")
 KUBERNETES_KEYS = ("image", "namespace", "env", "node_selector", "tolerations", "service_account",
                    "adapt", "keep", "timeout")
 TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
@@ -42,6 +42,9 @@ class Resources:
     requests: Mapping[str, Quantity] = field(default_factory=FrozenDict)
     limits: Mapping[str, Quantity] = field(default_factory=FrozenDict)
     kubernetes: Mapping[str, Any] = field(default_factory=FrozenDict)
+    #: ``{minimum, maximum}`` workers for a local cluster that grows and shrinks with the search
+    #: (a Kubernetes cluster takes ``kubernetes.adapt``).
+    adapt: Mapping[str, int] | None = None
 
     def memory_limit_bytes(self) -> int | None:
         """The memory limit of a worker in bytes (rounded up), or None."""
@@ -76,6 +79,8 @@ class Resources:
                 out[title] = {key: q.raw for key, q in amounts.items()}
         if self.kubernetes:
             out["kubernetes"] = thaw(self.kubernetes)
+        if self.adapt:
+            out["adapt"] = dict(self.adapt)
         return out
 
 
@@ -101,6 +106,10 @@ def parse_resources(data: Any, path: str = "resources") -> Resources:
         if limit is not None and request.value > limit.value:
             raise SpecError(f"{path}.requests.{key}", "is larger than its limit", value=request.raw,
                             allowed=f"at most the limit {limit.raw}")
+    adapt = data.get("adapt")
+    if adapt is not None and cluster != "local":
+        raise SpecError(f"{path}.adapt", "applies to the local cluster hpnb starts", value=cluster,
+                        allowed="cluster: local (for Kubernetes use kubernetes.adapt)")
     kubernetes = data.get("kubernetes")
     if kubernetes is not None and cluster != "kubernetes":
         raise SpecError(f"{path}.kubernetes", "only applies with cluster: kubernetes", value=cluster,
@@ -113,6 +122,7 @@ def parse_resources(data: Any, path: str = "resources") -> Resources:
         requests=FrozenDict(requests),
         limits=FrozenDict(limits),
         kubernetes=freeze(_parse_kubernetes(kubernetes, f"{path}.kubernetes")),
+        adapt=None if adapt is None else FrozenDict(_parse_adapt(adapt, f"{path}.adapt")),
     )
 
 

@@ -71,6 +71,7 @@ class Driver(threading.Thread):
     def __init__(self, *, objective: Callable[..., Any], spec: ExperimentSpec, experiment_id: int,
                  name: str, store: Store, executor: Executor, strategy: Strategy, scheduler: Scheduler,
                  recovered: Recovered, budget: int, parallel: int | None,
+                 scale: Callable[[int], None] | None = None,
                  on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None
                  ) -> None:
         super().__init__(name=f"hpnb-driver-{name}", daemon=True)
@@ -82,6 +83,7 @@ class Driver(threading.Thread):
         self.writer = StoreWriter(store, experiment_id, strategy, scheduler, on_change)
         self.checkpoints = CheckpointFiles(store.path.parent / "checkpoints", experiment_id)
         self.on_end = on_end
+        self.scale = scale
         self.running: dict[int, TrialRuntime] = {}
         self.waiting: dict[int, tuple[AttemptDone, float]] = {}
         self.requeue: list[TrialRuntime] = list(recovered.requeue)
@@ -414,10 +416,21 @@ class Driver(threading.Thread):
         elif command.kind == "parallel" and command.value:
             self.public.parallel, self.auto_parallel = command.value, False
             self._withdraw_extra()
+            self._scale_cluster(command.value)
             self.writer.experiment(parallel=command.value)
         else:
             return
         self.writer.event(command.kind, {"value": command.value})
+
+    def _scale_cluster(self, parallel: int) -> None:
+        """Grow or shrink a cluster hpnb started for this search to ``parallel`` slots."""
+        if self.scale is None:
+            return
+        threads = self.spec.resources.threads_per_worker
+        try:
+            self.scale(-(-parallel // threads))
+        except Exception as exc:  # a cluster that cannot scale still runs the search
+            self.writer.event("scale_failed", {"parallel": parallel, "error": str(exc)})
 
     def _stop_all(self, reason: str, final: str = "STOPPED") -> None:
         self.stopping = final

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from hpnb.cluster.connect import check_local_fits
 from hpnb.core.errors import HpnbError
 from hpnb.core.frozen import thaw
 from hpnb.core.schedulers import scheduler_class
@@ -191,6 +192,7 @@ class Search:
         connection = connect(self.spec.resources, self.name, self._client, self._namespace)
         self._close_cluster = connection.close
         record = self.record
+        parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
         strategy, scheduler = make_strategy(self.spec, record.budget), make_scheduler(self.spec)
         recovered = recover(self.store, record, strategy, scheduler)
         self.store.clear_stop(self.experiment_id)
@@ -199,7 +201,7 @@ class Search:
             objective=self._objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
             store=self.store, executor=DaskExecutor(connection.client), strategy=strategy,
             scheduler=scheduler, recovered=recovered, budget=record.budget,
-            parallel=record.parallel or self.spec.parallel, on_change=self._notify, on_end=self._ended,
+            parallel=parallel, scale=connection.scale, on_change=self._notify, on_end=self._ended,
         )
         self._driver.start()
 
@@ -208,6 +210,12 @@ class Search:
             self._close_cluster()
             self._close_cluster = None
         self._notify()
+
+
+def adaptive_parallel(spec: ExperimentSpec) -> int | None:
+    """With an adaptive local cluster, as many trials as its largest size has slots."""
+    adapt = spec.resources.adapt
+    return None if not adapt else int(adapt["maximum"]) * spec.resources.threads_per_worker
 
 
 def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
@@ -285,6 +293,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     """
     parsed = _parse(spec, spec_fields)
     check_picklable(objective)
+    check_local_fits(parsed.resources)
     name = str(name or parsed.name or getattr(objective, "__name__", "search"))
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:

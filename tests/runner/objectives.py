@@ -128,3 +128,22 @@ def learning_curve(rate: float, steps: int = 27, pause: float = 0.01) -> dict[st
         hpnb.report(step=step, loss=loss)
         time.sleep(pause)
     return {"loss": loss}
+
+
+def hog_memory(x: float, megabytes: int = 600) -> float:
+    """Touches ``megabytes`` of memory, slowly enough for the nanny's monitor to notice."""
+    import numpy as np
+
+    blocks = []
+    for _ in range(megabytes // 50):
+        blocks.append(np.ones(50 * 2**20 // 8))
+        time.sleep(0.05)
+    return x
+
+
+def steady(x: float, steps: int = 10, pause: float = 0.1) -> dict[str, float]:
+    """Reports every ``pause`` seconds; its worker may come and go meanwhile."""
+    for step in range(steps):
+        hpnb.report(step=step, loss=x + step)
+        time.sleep(pause)
+    return {"loss": x + steps}
