@@ -1,0 +1,201 @@
+"""The live dashboard of a ``%%hpsearch`` cell in a real JupyterLab, driven in headless Chromium.
+
+A notebook written into the server's root holds an objective, ``%load_ext hpnb`` and a
+``%%hpsearch`` cell on a local cluster of two workers; the test runs all cells from the
+Run menu, watches the progress grow and the plots being drawn, then clicks Stop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hpnb.core.store import Store
+from tests.browser.conftest import ARTIFACTS
+
+pytestmark = pytest.mark.slow
+
+DOC_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "images" / "dashboard.png"
+NOTEBOOK = "dashboard-e2e.ipynb"
+EXPERIMENT = "dashboard-e2e"
+#: about 100 s of trials on two workers: the test stops the search long before it ends.
+TRIALS = 40
+#: room for the whole dashboard (header, controls, both plots, leaderboard) in one picture.
+VIEWPORT = {"width": 1400, "height": 1500}
+WAIT_MS = 60_000
+
+OBJECTIVE = '''import math
+import time
+
+import hpnb
+
+
+def train(lr, layers, steps=50, pause=0.1):
+    """A loss curve reported every `pause` seconds (about 5 s per trial)."""
+    loss = 1.0
+    for step in range(steps):
+        loss = (math.log10(lr) + 2.5) ** 2 / 4 + 0.05 * layers + 1.0 / (step + 1)
+        hpnb.report(step=step, val_loss=loss)
+        time.sleep(pause)
+    return {"val_loss": loss}'''
+
+SEARCH = f"""%%hpsearch train --name {EXPERIMENT} --trials {TRIALS} --parallel 2
+metric: val_loss
+mode: min
+strategy: random
+seed: 0
+parameters:
+  lr: {{distribution: logUniform, min: 1.0e-4, max: 1.0e-1}}
+  layers: [1, 2, 3]
+resources: {{cluster: local, workers: 2}}"""
+
+
+def _write_notebook(path: Path) -> None:
+    def cell(cell_id: str, text: str) -> dict[str, object]:
+        return {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": {}, "outputs": [],
+                "source": text.splitlines(keepends=True)}  # fmt: skip
+
+    notebook = {
+        "cells": [cell("objective", OBJECTIVE), cell("load", "%load_ext hpnb"), cell("search", SEARCH)],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(notebook))
+
+
+def _shut_down_kernels_of(lab_server, notebook: str) -> None:
+    """Ends the notebook's kernel (and with it the kernel's local Dask cluster)."""
+    with urllib.request.urlopen(lab_server.api("api/sessions"), timeout=10) as answer:
+        sessions = json.load(answer)
+    for session in sessions:
+        if session.get("path") == notebook:
+            request = urllib.request.Request(lab_server.api(f"api/sessions/{session['id']}"), method="DELETE")
+            urllib.request.urlopen(request, timeout=30).close()
+
+
+class PageLog:
+    """Console messages and uncaught errors of a page, to explain a failed wait."""
+
+    def __init__(self, page) -> None:
+        self.lines: list[str] = []
+        page.on("console", lambda message: self.lines.append(f"console.{message.type}: {message.text}"))
+        page.on("pageerror", lambda error: self.lines.append(f"page error: {error}"))
+
+    def problems(self) -> list[str]:
+        return [line for line in self.lines if line.startswith(("console.error", "page error"))]
+
+    def __str__(self) -> str:
+        return "browser console:\n" + ("\n".join(self.lines[-80:]) or "(nothing)")
+
+
+@pytest.fixture
+def dashboard_page(browser, lab_server) -> Iterator[tuple[object, PageLog]]:
+    """A fresh Lab page with the search notebook open and its kernel idle."""
+    _write_notebook(lab_server.root / NOTEBOOK)
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    log = PageLog(page)
+    try:
+        page.goto(f"{lab_server.url}/lab/tree/{NOTEBOOK}?token={lab_server.token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-line")
+        # The status bar reads "Idle" once the kernel is connected; a Run All sent earlier was seen to
+        # leave every cell unrun.
+        page.locator("#jp-main-statusbar", has_text="| Idle").wait_for()
+        yield page, log
+    finally:
+        context.close()
+        _shut_down_kernels_of(lab_server, NOTEBOOK)
+
+
+def run_all_cells(page, log: PageLog) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+    wait_until(page, log, "() => /\\[(\\*|1)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)",
+               what="the first cell to run")
+
+
+def wait_until(page, log: PageLog, script: str, arg: object = None, what: str = "") -> None:
+    """Waits for a JavaScript condition; on a timeout, fails with the browser's console."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(script, arg=arg, timeout=WAIT_MS)
+    except PlaywrightTimeout:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "dashboard-failure.png"))
+        pytest.fail(f"timed out waiting for {what} (see dashboard-failure.png)\n{log}")
+
+
+#: (finished, budget, progress bar width in %) of the dashboard in the page, or null before it shows.
+PROGRESS = """() => {
+    const bar = document.querySelector('.jp-OutputArea .widget-hprogress .progress-bar');
+    const counts = [...document.querySelectorAll('.jp-OutputArea .widget-html')]
+        .map(node => node.innerText.match(/(\\d+)\\/(\\d+) done/)).find(match => match);
+    if (!bar || !counts) return null;
+    return [Number(counts[1]), Number(counts[2]), parseFloat(bar.style.width) || 0];
+}"""
+
+
+def progress(page) -> tuple[int, int, float]:
+    found = page.evaluate(PROGRESS)
+    assert found is not None, "the dashboard shows no progress"
+    return found[0], found[1], found[2]
+
+
+def test_live_dashboard_of_an_hpsearch_cell_streams_and_stops(
+    dashboard_page, lab_server, save_screenshot
+) -> None:
+    page, log = dashboard_page
+    run_all_cells(page, log)
+    dashboard = page.locator(".jp-Notebook .jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
+    wait_until(page, log, f"() => {{ const p = ({PROGRESS})(); return p && p[0] > 0; }}",
+               what="the first finished trial in the dashboard")
+    done, budget, width = progress(page)
+    assert budget == TRIALS and width > 0
+    wait_until(page, log, f"(n) => {{ const p = ({PROGRESS})(); return p && p[0] > n; }}", arg=done,
+               what="the progress to advance")
+    later_done, _, later_width = progress(page)
+    assert done < later_done < TRIALS and width < later_width < 100
+
+    header = dashboard.locator(".widget-html", has_text=f"{EXPERIMENT} · random · min val_loss").first
+    assert header.locator("span", has_text="RUNNING").count() == 1
+    curves = dashboard.locator(".js-plotly-plot", has=page.locator(".scatterlayer"))
+    parcoords = dashboard.locator(".js-plotly-plot", has=page.locator(".parcoords"))
+    wait_until(page, log, "() => [...document.querySelectorAll('.jp-OutputArea .scatterlayer path.js-line')]"
+               ".some(line => (line.getAttribute('d') || '').includes('L'))", what="a drawn metric curve")
+    parcoords.locator("text.axis-title").nth(2).wait_for()
+    axes = sorted(parcoords.locator("text.axis-title").all_text_contents())
+    assert axes == ["layers", "lr (log)", "val_loss"]
+    assert curves.locator("text.xtitle").text_content() == "step"
+
+    save_screenshot(page, "dashboard-live")
+    if os.environ.get("HPNB_UPDATE_DOC_IMAGES") or not DOC_IMAGE.exists():
+        DOC_IMAGE.parent.mkdir(parents=True, exist_ok=True)
+        dashboard.screenshot(path=str(DOC_IMAGE))
+
+    dashboard.locator("button", has_text="Stop search").click()
+    wait_until(page, log, f"() => [...document.querySelectorAll('.jp-OutputArea .widget-html')].some(node => "
+               f"node.innerText.includes('{EXPERIMENT}') && / STOPPED\\b/.test(node.innerText))",
+               what="the dashboard header to read STOPPED")
+    dashboard.locator("button:disabled", has_text="Stop search").wait_for()
+    save_screenshot(page, "dashboard-stopped")
+    with Store(lab_server.store.path, readonly=True) as store:
+        experiment = store.experiment(EXPERIMENT)
+        trials = store.trials(experiment.id)
+    assert experiment.state == "STOPPED"
+    states = [t.state for t in trials]
+    assert states.count("COMPLETED") < TRIALS
+    # Trials queued but never started stay PENDING (a resume runs them); none is left running.
+    assert set(states) <= {"COMPLETED", "STOPPED", "PENDING"}
+    assert not log.problems(), str(log)
