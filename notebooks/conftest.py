@@ -1,9 +1,10 @@
-"""Notebook tests (nbval): every notebook runs against a store of its own in a temporary directory,
-so running the tests never touches the user's ``~/.hpnb``."""
+"""Notebook tests (nbval): the notebooks' searches go to a store in a temporary directory, so running
+the tests never touches the user's ``~/.hpnb``."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -11,4 +12,6 @@ import pytest
 
 def pytest_configure(config: pytest.Config) -> None:
     # The kernels nbval starts inherit this process's environment.
-    os.environ["HPNB_HOME"] = tempfile.mkdtemp(prefix="hpnb-notebooks-")
+    home = tempfile.mkdtemp(prefix="hpnb-notebooks-")
+    os.environ["HPNB_HOME"] = home
+    config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
