@@ -46,17 +46,18 @@ def test_max_t_ends_trials_at_their_step_budget(store, dask_client):
 
 
 def test_pbt_exploits_checkpoints_across_worker_processes(store, dask_client):
-    """The toy problem of Jaderberg et al. on Dask: the paper's two members alone never pass
-    Q = 0.39 (each trains one coordinate); only copying a donor's theta and exploring h does.
-    (Reaching Q >= 1.19 within the step budget is shown by the deterministic toy in
-    tests/core/strategies; on a cluster, members run unsynchronised and timing varies.)"""
+    """The toy problem of Jaderberg et al. on Dask. Each member starts training one coordinate
+    only (h0 = 0 or h1 = 0, at different speeds so their scores never tie), so on its own none
+    passes Q = 0.39; only copying a donor's theta and drawing new h goes further.
+    (Reaching Q >= 1.19 within the step budget, from the paper's exact start, is shown by the
+    deterministic toy in tests/core/strategies; on a cluster, members run unsynchronised.)"""
     dask_client.run(lambda: __import__("hpnb.testing.pbt_toy"))  # warm workers: members start together
     search = hpnb.search(
         partial(objectives.toy_member, steps=250, pause=0.02), name="toy", store=store, client=dask_client,
         metric="q", mode="max", seed=0, parallel=2,
         parameters={"h0": {"min": 0.0, "max": 1.0}, "h1": {"min": 0.0, "max": 1.0}},
         strategy={"name": "pbt", "population": 2, "ready": 4, "explore": "resample",
-                  "resample_probability": 0.5, "initial": pbt_toy.PAPER_INITIAL},
+                  "resample_probability": 1.0, "initial": [{"h0": 1.0, "h1": 0.0}, {"h0": 0.0, "h1": 0.6}]},
     ).wait(180)
     assert search.state == "COMPLETED", search.message
     assert len(store.trials(search.experiment_id)) == 2
