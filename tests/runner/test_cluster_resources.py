@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 from functools import partial
-from pathlib import Path
 
 import pytest
 
 import hpnb
 from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
 from hpnb.cluster.errors import ClusterError
-from tests.runner import objectives
+from tests.runner import objectives, processes
 
-ROOT = Path(__file__).resolve().parents[2]
 X = {"x": {"min": 0.0, "max": 1.0}}
 
 
@@ -60,22 +56,21 @@ def test_an_adaptive_local_cluster_grows_with_parallel(store):
 
 
 def test_workers_joining_and_leaving_mid_search_lose_nothing(store, tmp_path):
-    port = _free_port()
+    port = processes.free_port()
     address = f"tcp://127.0.0.1:{port}"
-    scheduler = _spawn(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                       tmp_path / "scheduler.log")
-    workers = [_worker(address, tmp_path, 0)]
+    started = [processes.scheduler(port, tmp_path), processes.worker(address, tmp_path, 0)]
     try:
         search = hpnb.search(partial(objectives.steady, steps=10, pause=0.1), name="elastic", store=store,
                              metric="loss", trials=16, parameters=X, resources={"cluster": address})
-        _wait(lambda: len(store.trials(search.experiment_id)) >= 2)
-        workers.append(_worker(address, tmp_path, 1))  # joins mid-search
-        _wait(lambda: len({t.worker for t in store.trials(search.experiment_id) if t.worker}) >= 2)
-        workers.append(_worker(address, tmp_path, 2))
+        processes.wait_for(lambda: len(store.trials(search.experiment_id)) >= 2)
+        started.append(processes.worker(address, tmp_path, 1))  # joins mid-search
+        workers_seen = lambda: {t.worker for t in store.trials(search.experiment_id) if t.worker}  # noqa: E731
+        processes.wait_for(lambda: len(workers_seen()) >= 2)
+        started.append(processes.worker(address, tmp_path, 2))
         time.sleep(0.5)
-        workers[0].send_signal(signal.SIGTERM)  # leaves politely, mid-trial
+        started[1].send_signal(signal.SIGTERM)  # leaves politely, mid-trial
         time.sleep(1.0)
-        workers[1].send_signal(signal.SIGKILL)  # and one vanishes
+        started[2].send_signal(signal.SIGKILL)  # and one vanishes
         search.wait(180)
         assert search.state == "COMPLETED", search.message
         trials = store.trials(search.experiment_id)
@@ -84,35 +79,4 @@ def test_workers_joining_and_leaving_mid_search_lose_nothing(store, tmp_path):
             rows = store.results(search.experiment_id, trial_id=trial.trial_id)
             assert [r.step for r in rows] == list(range(10))  # every step once, none lost
     finally:
-        for process in [*workers, scheduler]:
-            if process.poll() is None:
-                process.terminate()
-        for process in [*workers, scheduler]:
-            process.wait(20)
-
-
-def _worker(address: str, tmp_path: Path, index: int) -> subprocess.Popen[bytes]:
-    return _spawn(["dask", "worker", address, "--nthreads", "1", "--no-dashboard", "--name", f"w{index}"],
-                  tmp_path / f"worker{index}.log")
-
-
-def _spawn(command: list[str], log: Path) -> subprocess.Popen[bytes]:
-    executable = Path(sys.executable).parent / command[0]
-    return subprocess.Popen([str(executable), *command[1:]], stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            cwd=str(ROOT))
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait(condition, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
+        processes.stop_all(started[::-1])

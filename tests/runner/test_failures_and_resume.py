@@ -13,9 +13,9 @@ from pathlib import Path
 
 import hpnb
 from hpnb.core.store import Store
-from tests.runner import objectives
+from tests.runner import objectives, processes
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = processes.ROOT
 
 
 def test_a_worker_killed_mid_trial_is_retried_from_its_checkpoint(store, dask_client, tmp_path):
@@ -52,14 +52,11 @@ def test_a_trial_whose_worker_keeps_dying_fails_with_the_reason(store, dask_clie
 
 
 def test_a_search_runs_on_dask_scheduler_and_worker_processes(store, tmp_path):
-    port = _free_port()
+    port = processes.free_port()
     address = f"tcp://127.0.0.1:{port}"
-    processes = [_spawn(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                         "--no-dashboard"], tmp_path / "scheduler.log")]
+    started = [processes.scheduler(port, tmp_path)]
     try:
-        for i in range(2):
-            processes.append(_spawn(["dask", "worker", address, "--nthreads", "1", "--no-dashboard",
-                                     "--name", f"w{i}"], tmp_path / f"worker{i}.log"))
+        started += [processes.worker(address, tmp_path, i) for i in range(2)]
         search = hpnb.search(partial(objectives.quadratic, sleep=0.1), name="remote", store=store,
                              metric="loss", trials=8, parallel=2, parameters={"x": {"min": 0.0, "max": 1.0}},
                              resources={"cluster": address})
@@ -70,17 +67,14 @@ def test_a_search_runs_on_dask_scheduler_and_worker_processes(store, tmp_path):
         assert len({t.worker for t in trials}) == 2
         assert len(store.results(search.experiment_id)) == 24
     finally:
-        for process in reversed(processes):
-            process.terminate()
-        for process in processes:
-            process.wait(20)
+        processes.stop_all(started[::-1])
 
 
 DRIVER_SCRIPT = """
 import sys, functools, cloudpickle
 sys.path.insert(0, {root!r})
 import hpnb
-from tests.runner import objectives
+from tests.runner import objectives, processes
 cloudpickle.register_pickle_by_value(objectives)
 if __name__ == "__main__":
     search = hpnb.search(functools.partial(objectives.logged_run, log_dir={log_dir!r}, sleep=0.4),
@@ -129,7 +123,7 @@ TWO_SEARCHES_SCRIPT = """
 import sys, functools, cloudpickle
 sys.path.insert(0, {root!r})
 import hpnb
-from tests.runner import objectives
+from tests.runner import objectives, processes
 cloudpickle.register_pickle_by_value(objectives)
 if __name__ == "__main__":
     search = hpnb.search(functools.partial(objectives.flood, count=3000), name=sys.argv[1], store={store!r},
@@ -170,18 +164,3 @@ def _wait_completed(store_path: Path, name: str, at_least: int, timeout: float =
                         return done
         time.sleep(0.1)
     raise AssertionError(f"{name}: fewer than {at_least} trials completed in {timeout}s")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _spawn(command: list[str], log: Path) -> subprocess.Popen[bytes]:
-    executable = Path(sys.executable).parent / command[0]
-    handle = log.open("wb")
-    return subprocess.Popen([str(executable), *command[1:]], stdout=handle, stderr=subprocess.STDOUT,
-                            cwd=str(ROOT))

@@ -13,6 +13,7 @@ import hpnb
 from hpnb.core.errors import HpnbError
 from hpnb.core.store import NameTaken, Store
 from tests.runner import objectives
+from tests.runner.processes import wait_for
 
 X_SPACE = {"x": {"min": 0.0, "max": 1.0}}
 
@@ -134,7 +135,7 @@ def test_a_free_slot_is_filled_the_moment_a_trial_ends(store, dask_client):
 
 def test_stop_ends_running_trials_and_starts_no_more(store, dask_client):
     search = run(store, partial(objectives.sleepy, duration=30), dask_client, trials=10, parallel=2)
-    _wait_for(lambda: sum(t.state == "RUNNING" for t in store.trials(search.experiment_id)) == 2
+    wait_for(lambda: sum(t.state == "RUNNING" for t in store.trials(search.experiment_id)) == 2
               and store.results(search.experiment_id))
     asked = time.monotonic()
     search.stop()
@@ -151,7 +152,7 @@ def test_stop_ends_running_trials_and_starts_no_more(store, dask_client):
 
 def test_stop_trial_stops_that_trial_only(store, dask_client):
     search = run(store, partial(objectives.sleepy, duration=3), dask_client, trials=2, parallel=2)
-    _wait_for(lambda: len(store.results(search.experiment_id)) > 4)
+    wait_for(lambda: len(store.results(search.experiment_id)) > 4)
     search.stop_trial(0)
     search.wait(60)
     states = {t.trial_id: t.state for t in store.trials(search.experiment_id)}
@@ -160,7 +161,7 @@ def test_stop_trial_stops_that_trial_only(store, dask_client):
 
 def test_a_trial_that_never_reports_is_cancelled_after_a_stop(store, dask_client):
     search = run(store, partial(objectives.silent_sleep, duration=8), dask_client, trials=1)
-    _wait_for(lambda: store.trials(search.experiment_id))
+    wait_for(lambda: store.trials(search.experiment_id))
     search.stop()
     search.wait(30)
     assert search.state == "STOPPED"
@@ -203,11 +204,3 @@ def test_load_opens_a_stored_search_read_only(store, dask_client):
 def test_report_outside_a_search_does_nothing():
     assert hpnb.report(step=1, loss=0.5) is None
     assert hpnb.load_checkpoint() is None
-
-
-def _wait_for(condition, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
