@@ -12,6 +12,7 @@ import logging
 import queue
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,7 +124,8 @@ class Driver(threading.Thread):
             final, message = self._final_state()
         except Exception as exc:  # a bug or a broken store: record it rather than die silently
             log.exception("hpnb search %s failed", self.name)
-            final, message = "FAILED", f"the driver failed: {type(exc).__name__}: {exc}"
+            final = "FAILED"
+            message = f"the driver failed: {type(exc).__name__}: {exc}\n{traceback.format_exc()}"
         finally:
             self._finish(final, message)
 
