@@ -103,7 +103,9 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
     )
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running in the main thread while it
+# is open, which later asyncio-based tests (the route tests) cannot share.
+@pytest.fixture(scope="module")
 def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     base = tmp_path_factory.mktemp("lab")
     root, home, settings = base / "root", base / "hpnb-home", base / "settings"
@@ -143,7 +145,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         shutil.copy(log, ARTIFACTS / "lab-server.log")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
         if os.environ.get("CI"):
@@ -157,9 +159,9 @@ def browser() -> Iterator[object]:
         launched.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab_page(browser, lab_server: LabServer) -> Iterator[object]:
-    """JupyterLab with the spec-cells notebook open, shared by the session's tests."""
+    """JupyterLab with the spec-cells notebook open, shared by the module's tests."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     context.set_default_timeout(60_000)
     page = context.new_page()

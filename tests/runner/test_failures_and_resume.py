@@ -61,7 +61,7 @@ def test_a_search_runs_on_dask_scheduler_and_worker_processes(store, tmp_path):
                              metric="loss", trials=8, parallel=2, parameters={"x": {"min": 0.0, "max": 1.0}},
                              resources={"cluster": address})
         search.wait(120)
-        assert search.state == "COMPLETED"
+        assert search.state == "COMPLETED", search.message
         trials = store.trials(search.experiment_id)
         assert len(trials) == 8 and {t.state for t in trials} == {"COMPLETED"}
         assert len({t.worker for t in trials}) == 2
@@ -101,7 +101,7 @@ def test_a_killed_driver_resumes_without_rerunning_completed_trials(tmp_path):
     search = hpnb.resume("killed", partial(objectives.logged_run, log_dir=str(log_dir), sleep=0.05),
                          store=store_path)
     search.wait(120)
-    assert search.state == "COMPLETED"
+    assert search.state == "COMPLETED", search.message
     with Store(store_path, readonly=True) as store:
         trials = store.trials(search.experiment_id)
     assert [t.trial_id for t in trials] == list(range(12))
