@@ -30,8 +30,8 @@ import psutil
 from distributed import Client, LocalCluster, as_completed
 
 import hpnb
+from hpnb.api import Search
 from hpnb.core.store import Store
-from hpnb.runner.search import Search
 
 #: worker processes of the benchmark cluster, one thread each.
 SLOTS = 2

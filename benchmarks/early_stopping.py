@@ -45,7 +45,7 @@ import numpy as np
 from _cluster import Bench, Goal, bench_session, check_goals, print_table, ship_by_value
 
 import hpnb
-from hpnb.runner.search import Search
+from hpnb.api import Search
 
 ship_by_value(__name__)
 

@@ -18,10 +18,10 @@ __version__ = "0.1.0"
 
 #: public names imported on first use (they pull in pandas, dask, IPython).
 _LAZY = {
-    "search": "hpnb.runner.search",
-    "resume": "hpnb.runner.search",
-    "load": "hpnb.runner.search",
-    "Search": "hpnb.runner.search",
+    "search": "hpnb.api",
+    "resume": "hpnb.api",
+    "load": "hpnb.api",
+    "Search": "hpnb.api",
     "parse_spec": "hpnb.core.spec",
     "ExperimentSpec": "hpnb.core.spec",
     "show": "hpnb.jupyter",

@@ -20,9 +20,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hpnb.api import search
     from hpnb.cli.run import follow
     from hpnb.demo import DEMO_SPEC, train_moons
-    from hpnb.runner.search import search
 
     overrides = {"trials": args.trials} if args.trials else {}
     print("hpnb demo: tuning a small neural network on two half-moons (TPE + ASHA, local Dask cluster)")

@@ -108,7 +108,7 @@ def follow(search: Any, quiet: bool = False) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from hpnb.runner.search import search
+    from hpnb.api import search
 
     try:
         text = Path(args.spec).read_text(encoding="utf-8")
@@ -121,7 +121,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def resume_command(args: argparse.Namespace) -> int:
-    from hpnb.runner.search import resume
+    from hpnb.api import resume
 
     handle = resume(args.name, load_objective(args.objective), store=args.store)
     if args.extend:

@@ -1,6 +1,6 @@
 """The dashboard's buttons: stop the search, stop the selected trial, extend, change parallel, resume.
 
-Each button calls a method of the :class:`~hpnb.runner.search.Search` handle;
+Each button calls a method of the :class:`~hpnb.api.Search` handle;
 the runner records the action in the store, and the next refresh shows it.
 For a search this kernel does not drive, only Stop works (it writes the stop
 flag to the store for the driving process); the others are disabled with a

@@ -42,7 +42,7 @@ class Dashboard:
     """The live view of ``search``; displaying it shows the widgets (or, without them, a summary).
 
     Args:
-        search: a :class:`~hpnb.runner.search.Search` handle (live or loaded from the store).
+        search: a :class:`~hpnb.api.Search` handle (live or loaded from the store).
         resume: resumes the search with its objective (used by the Resume button), or None.
     """
 

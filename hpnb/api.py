@@ -1,4 +1,7 @@
-"""The ``Search`` handle and the functions that start, resume and open searches.
+"""The public API: the ``Search`` handle and the functions that start, resume and open searches.
+
+It sits above the runner (the driver loop) and the cluster backends (which give it a Dask
+client), and below the notebook layer.
 
 Example:
     >>> import hpnb
