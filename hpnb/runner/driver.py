@@ -24,6 +24,7 @@ from hpnb.core.strategies.base import Strategy
 from hpnb.core.strategies.pbt_exploit import Exploit
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
+from hpnb.runner.controls import Command, DriverControls
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.objective import TrialTask, target_problem
 from hpnb.runner.recovery import Recovered
@@ -46,14 +47,6 @@ CAPACITY_CHECK = 1.0
 STORE_STOP_POLL = 0.5
 
 
-@dataclass(frozen=True)
-class Command:
-    """A user action for the driver: stop, stop_trial, extend, parallel."""
-
-    kind: str
-    value: int | None = None
-
-
 @dataclass
 class DriverState:
     """What the handle reads while the driver runs (plain values, swapped atomically)."""
@@ -66,7 +59,7 @@ class DriverState:
     message: str | None = None
 
 
-class Driver(threading.Thread):
+class Driver(DriverControls, threading.Thread):
     """Runs one search to its end in a background thread."""
 
     def __init__(self, *, objective: Callable[..., Any], spec: ExperimentSpec, experiment_id: int,
@@ -406,68 +399,6 @@ class Driver(threading.Thread):
                            f"{self.first_failure}", final="FAILED")
 
     # -- commands -----------------------------------------------------------------------
-    def _on_command(self, command: Command) -> None:
-        if command.kind == "stop":
-            self._stop_all("stopped by the user")
-        elif command.kind == "stop_trial" and command.value in self.running:
-            self._request_stop(self.running[command.value], "stopped by the user")
-        elif command.kind == "extend" and command.value:
-            self.public.budget += command.value
-            self.exhausted = False if self.strategy.max_trials() is None else self.exhausted
-            self.writer.experiment(budget=self.public.budget)
-        elif command.kind == "parallel" and command.value:
-            self.public.parallel, self.auto_parallel = command.value, False
-            self._withdraw_extra()
-            self._scale_cluster(command.value)
-            self.writer.experiment(parallel=command.value)
-        else:
-            return
-        self.writer.event(command.kind, {"value": command.value})
-
-    def _scale_cluster(self, parallel: int) -> None:
-        """Grow or shrink a cluster hpnb started for this search to ``parallel`` slots."""
-        if self.scale is None:
-            return
-        threads = self.spec.resources.threads_per_worker
-        try:
-            self.scale(-(-parallel // threads))
-        except Exception as exc:  # a cluster that cannot scale still runs the search
-            self.writer.event("scale_failed", {"parallel": parallel, "error": str(exc)})
-
-    def _stop_all(self, reason: str, final: str = "STOPPED") -> None:
-        self.stopping = final
-        self.public.message = reason
-        for runtime in list(self.running.values()):
-            if runtime.attempt_started:
-                self._request_stop(runtime, reason)
-            else:
-                self._withdraw(runtime)
-
-    def _withdraw(self, runtime: TrialRuntime, requeue: bool = False) -> None:
-        """Take back a queued attempt that never started: it stays PENDING, to run later
-        (or on resume). Its next attempt gets a new number, so a late start is ignored."""
-        self.executor.cancel(runtime.trial_id, runtime.attempt)
-        del self.running[runtime.trial_id]
-        self._count(TrialState.RUNNING, -1)
-        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
-        if requeue:
-            self.requeue.insert(0, runtime)
-
-    def _withdraw_extra(self) -> None:
-        """After ``parallel`` went down: take back queued attempts beyond the new limit."""
-        queued = [r for r in self.running.values() if not r.attempt_started]
-        for runtime in sorted(queued, key=lambda r: -r.trial_id):
-            if len(self.running) <= self._in_flight_limit():
-                return
-            self._withdraw(runtime, requeue=True)
-
-    def _poll_store_stop(self) -> None:
-        record = self.store.find_experiment(self.name)
-        if record is not None and record.stop_requested and not self.stopping:
-            self.store.clear_stop(self.experiment_id)
-            self._stop_all("stop requested from outside the kernel")
-            self.writer.event("stop", {"source": "store"})
-
     # -- the end ------------------------------------------------------------------------
     def _final_state(self) -> tuple[str, str | None]:
         if self.stopping:
