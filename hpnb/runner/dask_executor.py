@@ -11,12 +11,14 @@ that never finished (a dead worker, a cancellation).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import cloudpickle
 from distributed import Client, Event, Future, get_client, get_worker
 
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
@@ -35,8 +37,24 @@ def _stop_event_name(topic: str, trial_id: int, attempt: int) -> str:
     return f"{topic}-stop-{trial_id}-{attempt}"
 
 
-def _run_on_worker(objective: Callable[..., Any], task: TrialTask, topic: str) -> dict[str, Any]:
+#: objectives a worker has unpickled, by token (a few searches at once at most).
+_objectives: dict[str, Callable[..., Any]] = {}
+_objectives_lock = threading.Lock()
+
+
+def _objective(token: str, blob: bytes) -> Callable[..., Any]:
+    with _objectives_lock:
+        objective = _objectives.get(token)
+        if objective is None:
+            while len(_objectives) >= 4:
+                _objectives.pop(next(iter(_objectives)))
+            objective = _objectives[token] = cloudpickle.loads(blob)
+        return objective
+
+
+def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict[str, Any]:
     """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
+    objective = _objective(token, blob)
     worker = get_worker()
     key = {"trial": task.trial_id, "attempt": task.attempt}
     worker.log_event(topic, {**key, "started": time.time(), "worker": worker.address})
@@ -72,6 +90,7 @@ class DaskExecutor(Executor):
         self._workers: dict[tuple[int, int], str] = {}
         self._settled: set[tuple[int, int]] = set()
         self._lock = threading.Lock()
+        self._pickled_objective: tuple[Callable[..., Any], str, bytes] | None = None
         self._memory = MemoryRestarts.of(client)
         client.subscribe_topic(self.topic, self._on_event)
 
@@ -95,9 +114,18 @@ class DaskExecutor(Executor):
         workers = info.get("workers", {})
         return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
+    def _pickled(self, objective: Callable[..., Any]) -> tuple[str, bytes]:
+        # cloudpickle, always: Dask would pickle some callables (a functools.partial) by
+        # reference, which a worker without the objective's module on its path cannot load
+        if self._pickled_objective is None or self._pickled_objective[0] is not objective:
+            blob = cloudpickle.dumps(objective)
+            self._pickled_objective = (objective, hashlib.sha1(blob).hexdigest(), blob)
+        return self._pickled_objective[1], self._pickled_objective[2]
+
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
         key = f"{self.topic}-trial-{task.trial_id}-{task.attempt}"
-        future = self.client.submit(_run_on_worker, objective, task, self.topic, key=key, pure=False)
+        token, blob = self._pickled(objective)
+        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False)
         with self._lock:
             self._futures[(task.trial_id, task.attempt)] = future
         future.add_done_callback(lambda f: self._on_done(task, f))
