@@ -78,8 +78,8 @@ class Search:
         """RUNNING, COMPLETED, STOPPED, FAILED or INTERRUPTED (its driver died)."""
         if self._driver is not None:
             return self._driver.public.state
-        state = self.record.state
-        return "INTERRUPTED" if state == "RUNNING" and not _driver_alive(self.record) else state
+        record = self.record
+        return "INTERRUPTED" if record.state == "RUNNING" and not _driver_alive(record) else record.state
 
     @property
     def message(self) -> str | None:

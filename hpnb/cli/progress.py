@@ -6,6 +6,7 @@ import sys
 import time
 from typing import TextIO
 
+from hpnb.core.frames import best_trial
 from hpnb.core.store import ExperimentRecord, TrialRecord
 
 
@@ -18,13 +19,12 @@ def progress_line(record: ExperimentRecord, trials: list[TrialRecord], elapsed: 
     finished = sum(counts.get(s, 0) for s in ("COMPLETED", "FAILED", "STOPPED"))
     budget = max(record.budget, 1)
     filled = min(width, round(width * finished / budget))
-    scored = [t.value for t in trials if t.value is not None and t.state in ("COMPLETED", "STOPPED")]
-    best = (min(scored) if record.mode == "min" else max(scored)) if scored else None
+    best = best_trial(record, [t for t in trials if t.state in ("COMPLETED", "STOPPED")])
     parts = [f"[{'#' * filled}{'.' * (width - filled)}] {finished}/{record.budget}",
              f"running {counts.get('RUNNING', 0)}", f"failed {counts.get('FAILED', 0)}",
              f"stopped {counts.get('STOPPED', 0)}"]
     if best is not None:
-        parts.append(f"best {record.metric} {best:.6g}")
+        parts.append(f"best {record.metric} {best.value:.6g}")
     parts.append(f"{elapsed:.0f}s")
     return "  ".join(parts)
 

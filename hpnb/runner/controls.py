@@ -10,8 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hpnb.core.trial import TrialState
-
 if TYPE_CHECKING:
     from hpnb.runner.trial_runtime import TrialRuntime
 
@@ -41,9 +39,6 @@ class DriverControls:
     store: Any
     name: str
     experiment_id: int
-
-    def _count(self, state: TrialState, delta: int) -> None:
-        raise NotImplementedError
 
     def _request_stop(self, runtime: TrialRuntime, reason: str) -> None:
         raise NotImplementedError
@@ -83,7 +78,6 @@ class DriverControls:
         (or on resume). Its next attempt gets a new number, so a late start is ignored."""
         self.executor.cancel(runtime.trial_id, runtime.attempt)
         del self.running[runtime.trial_id]
-        self._count(TrialState.RUNNING, -1)
         runtime.new_attempt(skip_through_step=runtime.last_stored_step)
         if requeue:
             self.requeue.insert(0, runtime)

@@ -139,7 +139,7 @@ class DaskExecutor(Executor):
                 self._fetch_outcome(task, future)
         else:
             reason = "cancelled" if future.status == "cancelled" else self._lost_reason(key, future)
-            self.sink(AttemptDone(task.trial_id, task.attempt, None, lost=True, reason=reason))
+            self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=reason))
         with self._lock:
             self._settled.discard(key)
             self._workers.pop(key, None)
@@ -148,7 +148,7 @@ class DaskExecutor(Executor):
         try:
             outcome = future.result()
         except Exception as exc:  # the worker holding the result died since
-            self.sink(AttemptDone(task.trial_id, task.attempt, None, lost=True, reason=describe_loss(exc)))
+            self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=describe_loss(exc)))
             return
         self.sink(AttemptDone(task.trial_id, task.attempt, outcome, worker=outcome.get("worker")))
 

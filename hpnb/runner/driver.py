@@ -14,7 +14,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hpnb.core.schedulers.base import Decision, Scheduler
@@ -55,7 +55,6 @@ class DriverState:
     budget: int = 0
     parallel: int = 1
     started: int = 0
-    counts: dict[str, int] = field(default_factory=dict)
     message: str | None = None
 
 
@@ -86,7 +85,7 @@ class Driver(DriverControls, threading.Thread):
         self.capacity = executor.capacity()
         self.next_capacity_check = time.monotonic() + CAPACITY_CHECK
         self.public = DriverState(budget=budget, parallel=parallel or self.capacity,
-                                  started=recovered.started, counts=dict(recovered.counts))
+                                  started=recovered.started)
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
         self.stopping: str | None = None
@@ -214,7 +213,6 @@ class Driver(DriverControls, threading.Thread):
 
     def _submit(self, runtime: TrialRuntime) -> None:
         self.running[runtime.trial_id] = runtime
-        self._count(TrialState.RUNNING, +1)
         self.writer.trial(runtime.trial_id, state="PENDING", retries=runtime.retries)
         self.executor.submit(self.objective, self._task(runtime))
 
@@ -361,7 +359,6 @@ class Driver(DriverControls, threading.Thread):
 
     def _retry(self, runtime: TrialRuntime, reason: str) -> None:
         del self.running[runtime.trial_id]
-        self._count(TrialState.RUNNING, -1)
         runtime.retries += 1
         runtime.new_attempt(skip_through_step=runtime.last_stored_step)
         self.writer.event("retry", {"trial": runtime.trial_id, "reason": reason, "attempt": runtime.attempt,
@@ -371,9 +368,8 @@ class Driver(DriverControls, threading.Thread):
     def _end(self, runtime: TrialRuntime, state: TrialState, metrics: dict[str, Any], error: str | None,
              worker: str | None) -> None:
         self.running.pop(runtime.trial_id, None)
-        self._count(TrialState.RUNNING, -1)
-        self._count(state, +1)
-        value = finite(metrics.get(self.spec.metric))
+        # a failed trial has no score: its reports stay in the history, not in the ranking
+        value = None if state is TrialState.FAILED else finite(metrics.get(self.spec.metric))
         if state is TrialState.STOPPED and value is None:
             value = runtime.last_value
         if value is not None and state is not TrialState.FAILED and (
@@ -382,7 +378,7 @@ class Driver(DriverControls, threading.Thread):
         self.writer.trial(runtime.trial_id, state=state.value, end=time.time(), worker=worker, error=error,
                           metrics=metrics, value=value, best=runtime.best_value, last_step=runtime.last_step,
                           retries=runtime.retries, stop_reason=runtime.stop_reason)
-        self.strategy.observe(runtime.trial_id, value if state is not TrialState.FAILED else None, state)
+        self.strategy.observe(runtime.trial_id, value, state)
         self.writer.pending_ids.discard(runtime.trial_id)
         self.scheduler.on_trial_end(runtime.trial_id, state)
         self.writer.strategy_dirty = True
@@ -417,7 +413,3 @@ class Driver(DriverControls, threading.Thread):
             self.executor.close()
             self.on_end()
 
-    def _count(self, state: TrialState, delta: int) -> None:
-        counts = dict(self.public.counts)
-        counts[state.value] = counts.get(state.value, 0) + delta
-        self.public.counts = counts

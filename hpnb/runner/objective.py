@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.runner.trial_context import TrialChannel, TrialContext, TrialStopped, _plain, set_current
+from hpnb.runner.trial_context import TrialChannel, TrialContext, TrialStopped, plain_value, set_current
 
 
 @dataclass(frozen=True)
@@ -63,10 +63,10 @@ def returned_metrics(value: Any, metric: str) -> dict[str, Any]:
     if value is None:
         return {}
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_value(v) for k, v in value.items()}
     if isinstance(value, bool):
         raise TypeError(f"the objective returned a bool ({value!r}); return a number or a dict of metrics")
-    plain = _plain(value)
+    plain = plain_value(value)
     if isinstance(plain, (int, float)):
         return {metric: plain}
     raise TypeError(

@@ -29,7 +29,6 @@ class Recovered:
     started: int = 0
     last_suggested: int = -1
     requeue: list[TrialRuntime] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
 
 
 def recover(store: Store, record: ExperimentRecord, strategy: Strategy, scheduler: Scheduler) -> Recovered:
@@ -50,7 +49,6 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy, schedule
         if trial.trial_id > last:
             strategy.suggest(trial.trial_id)  # advance the sequence; the stored params stay authoritative
         if trial.state in _FINISHED:
-            recovered.counts[trial.state] = recovered.counts.get(trial.state, 0) + 1
             if trial.trial_id > last or trial.trial_id in pending:
                 value = None if trial.state == TrialState.FAILED.value else trial.value
                 strategy.observe(trial.trial_id, value, TrialState(trial.state))

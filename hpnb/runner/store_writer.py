@@ -40,7 +40,6 @@ class StoreWriter:
         self.strategy_dirty = False
         #: save the strategy's state at the next flush, whatever the interval (lineage changed).
         self.save_state_now = False
-        self.force_state = False
         self.last_suggested = -1
         #: trials suggested but not yet observed by the strategy (kept up to date by the driver).
         self.pending_ids: set[int] = set()
@@ -72,16 +71,15 @@ class StoreWriter:
 
     def flush(self, force_state: bool = False) -> None:
         """Write everything buffered in one transaction, then tell the listeners."""
-        self.force_state = force_state
         self.next_flush = time.monotonic() + FLUSH_INTERVAL
         changed = bool(self.new_trials or self.trial_changes or self.rows or self.events
                        or self.experiment_changes or self.checkpoints)
         with self.store.batch():
-            self._write_all()
+            self._write_all(force_state)
         if changed:
             self.on_change()
 
-    def _write_all(self) -> None:
+    def _write_all(self, force_state: bool) -> None:
         store, exp = self.store, self.experiment_id
         for runtime in self.new_trials:
             store.add_trial(exp, runtime.trial_id, runtime.params, parent=runtime.parent)
@@ -98,7 +96,7 @@ class StoreWriter:
         for kind, data in self.events:
             store.add_event(exp, kind, data)
         self.events = []
-        self._save_experiment(self.force_state)
+        self._save_experiment(force_state)
 
     def _save_experiment(self, force_state: bool) -> None:
         changes = dict(self.experiment_changes)

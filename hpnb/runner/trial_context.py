@@ -112,7 +112,7 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
         return
     if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
         step = int(step)
-    clean = {str(k): _plain(v) for k, v in metrics.items()}
+    clean = {str(k): plain_value(v) for k, v in metrics.items()}
     blob = None if checkpoint is None else pickle.dumps(checkpoint, protocol=pickle.HIGHEST_PROTOCOL)
     context.add(step, clean, blob)
     if context.stop_requested:
@@ -137,7 +137,7 @@ def load_checkpoint() -> Any:
     return pickle.loads(context.checkpoint)
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """Metric values as plain Python scalars (numpy scalars and 0-d arrays included)."""
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value

@@ -83,12 +83,6 @@ class TrialRuntime:
             if self.best_value is None or better(value, self.best_value, mode):
                 self.best_value = value
 
-    def current_step(self) -> int:
-        """The step early-stopping rules judge: the reported step, else the number of reports."""
-        if self.last_step is not None:
-            return self.last_step
-        return self.last_stored_seq
-
 
 def better(value: float, than: float, mode: str) -> bool:
     """Whether ``value`` beats ``than`` in ``mode`` (min or max)."""

@@ -12,7 +12,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.jupyter.server.sample_store import SampleStore, dask_client, start_search, write_sample_store
+from tests.runner.processes import free_port
 
 __all__ = ["dask_client"]  # a fixture used here, shared with the route tests
 
@@ -52,12 +52,6 @@ class LabServer:
 
     def api(self, path: str) -> str:
         return f"{self.url}/{path}?token={self.token}"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _write_spec_notebook(root: Path) -> None:
@@ -113,7 +107,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     store = write_sample_store(home / "hpnb.sqlite")
     _write_spec_notebook(root)
     _quiet_lab_settings(settings)
-    token, port = secrets.token_hex(16), _free_port()
+    token, port = secrets.token_hex(16), free_port()
     env = dict(
         os.environ,
         HPNB_HOME=str(home),
