@@ -8,6 +8,7 @@ import pytest
 
 from hpnb.core.store import Store
 from tests.runner import objectives
+from tests.store_checks import no_result_stored_twice as no_result_stored_twice
 
 # Dask workers import nothing from the test tree: ship the test objectives by value.
 cloudpickle.register_pickle_by_value(objectives)
