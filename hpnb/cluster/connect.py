@@ -13,14 +13,17 @@ hpnb never closes a cluster it did not create.
 from __future__ import annotations
 
 import os
+import re
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from distributed import Client
 
-from hpnb.cluster.errors import ClusterError
+from hpnb.cluster.errors import ClusterError, MainGuardError
 from hpnb.core.resources import Resources
 
 _lock = threading.Lock()
@@ -52,9 +55,11 @@ def check_local_fits(resources: Resources) -> None:
 
     Raises:
         ClusterError: naming the field, what was asked and what the machine has.
+        MainGuardError: when a worker process re-runs an unguarded main script.
     """
     if resources.cluster != "local":
         return
+    refuse_rerun_of_main()
     import psutil
 
     shape = LocalShape.from_resources(resources)
@@ -94,21 +99,61 @@ def local_client(resources: Resources) -> Client:
 
 
 def start_local(shape: LocalShape) -> Client:
-    """A new local cluster of ``shape`` and its client (the caller closes both)."""
+    """A new local cluster of ``shape`` and its client (the caller closes both).
+
+    Raises:
+        MainGuardError: in a worker process re-running an unguarded main script, and in
+            the script itself when its cluster then fails to start.
+    """
     import dask
     from distributed import LocalCluster
 
+    refuse_rerun_of_main()
     # Let hpnb, not the scheduler, decide what to do when a worker dies: its
     # retries resume from the trial's latest checkpoint.
     # Tasks wait on the scheduler, not behind a long trial on a busy worker.
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0,
-                          "distributed.scheduler.worker-saturation": 1.0}):
-        cluster = LocalCluster(n_workers=shape.workers, threads_per_worker=shape.threads_per_worker,
-                               processes=True, memory_limit=shape.memory_limit,
-                               dashboard_address="127.0.0.1:0")
-        if shape.adapt is not None:
-            cluster.adapt(minimum=shape.adapt[0], maximum=shape.adapt[1])
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 0,
+                              "distributed.scheduler.worker-saturation": 1.0}):
+            cluster = LocalCluster(n_workers=shape.workers, threads_per_worker=shape.threads_per_worker,
+                                   processes=True, memory_limit=shape.memory_limit,
+                                   dashboard_address="127.0.0.1:0")
+            if shape.adapt is not None:
+                cluster.adapt(minimum=shape.adapt[0], maximum=shape.adapt[1])
+    except Exception as exc:
+        unguarded = _unguarded_main_script()
+        if unguarded is None:
+            raise
+        raise MainGuardError(unguarded) from exc
     return Client(cluster, set_as_default=False)
+
+
+_MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__""")
+
+
+def refuse_rerun_of_main() -> None:
+    """Refuse to start a local cluster from the main script's module-level code re-run by a
+    spawned worker process (which imports it as ``__mp_main__``): that worker fails at once.
+
+    Raises:
+        MainGuardError: naming the script and the ``if __name__ == "__main__":`` guard.
+    """
+    frame = sys._getframe(1)
+    while frame.f_globals.get("__name__") != "__mp_main__":
+        if frame.f_back is None:
+            return
+        frame = frame.f_back
+    raise MainGuardError(str(frame.f_globals.get("__file__", "the main script")))
+
+
+def _unguarded_main_script() -> str | None:
+    """The main script's path if it has no ``if __name__ == "__main__":`` guard, else None."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    try:
+        source = Path(path).read_text(errors="replace") if path else ""
+    except OSError:
+        return None
+    return None if not source or _MAIN_GUARD.search(source) else str(path)
 
 
 def close_client_and_cluster(client: Client) -> None:

@@ -68,3 +68,21 @@ class WorkersTimeoutError(ClusterError):
         self.wanted = wanted
         message = f"only {seen} of {wanted} Dask workers joined {where} within {timeout:g} s"
         super().__init__(f"{message}; {hint}" if hint else message)
+
+
+MAIN_GUARD_EXAMPLE = 'if __name__ == "__main__":\n    search = hpnb.search(train, spec)'
+
+
+class MainGuardError(ClusterError):
+    """A script started a local cluster from module-level code, without a main guard.
+
+    Dask starts local workers with the ``spawn`` method: each worker re-imports
+    the main script, which, unguarded, starts a cluster again in every worker.
+    """
+
+    def __init__(self, script: str) -> None:
+        super().__init__(
+            f"{script} starts a local Dask cluster (hpnb.search with cluster: local) from module-level code: "
+            "each worker process re-runs that code. Put the search under "
+            f'`if __name__ == "__main__":`, for example:\n{MAIN_GUARD_EXAMPLE}'
+        )
