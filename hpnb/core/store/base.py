@@ -27,6 +27,7 @@ from hpnb.core.store.connection import (
     in_transaction,
     open_readonly,
     open_writable,
+    reporting_damage,
     retry_when_busy,
 )
 from hpnb.core.store.errors import (
@@ -174,7 +175,8 @@ class StoreBase:
         with self._lock:
             conn = self._conn_or_fail()
             if self._batch_depth:
-                return work(conn)  # part of the surrounding batch's transaction
+                with reporting_damage(self.path):
+                    return work(conn)  # part of the surrounding batch's transaction
             return self._retry(lambda: in_transaction(conn, work))
 
     @contextlib.contextmanager

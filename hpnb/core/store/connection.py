@@ -6,19 +6,26 @@ wait for writers; writers take the write lock up front (``BEGIN IMMEDIATE``),
 wait up to ``busy_timeout`` for it inside SQLite, and on top of that a whole
 transaction is retried with back-off while SQLite still reports the file as
 locked, so "database is locked" does not reach the user.
+
+Every statement the store runs goes through :func:`retry_when_busy`, which is
+also where SQLite's "file is not a database" and "database disk image is
+malformed" become one :class:`~hpnb.core.store.errors.StoreDamaged` naming the
+file and what to do; damage can surface at opening or only later, when a query
+reads a corrupt page.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from hpnb.core.store.errors import StoreBusy, StoreError
+from hpnb.core.store.errors import StoreBusy, StoreDamaged, StoreError
 
 T = TypeVar("T")
 
@@ -26,6 +33,8 @@ T = TypeVar("T")
 DEFAULT_BUSY_TIMEOUT = 30.0
 #: seconds a transaction is retried (after SQLite gave up waiting) before StoreBusy is raised.
 DEFAULT_RETRY_PERIOD = 120.0
+#: SQLite's result codes for a file that is not a database (NOTADB) or has a corrupt page (CORRUPT).
+_DAMAGE_CODES = (26, 11)
 
 
 def default_store_path() -> Path:
@@ -79,8 +88,36 @@ def is_busy(err: sqlite3.Error) -> bool:
     return isinstance(err, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
-def retry_when_busy(action: Callable[[], T], period: float, path: object) -> T:
-    """Run ``action`` until it does not fail with a lock error, for at most ``period`` seconds."""
+def is_damaged(err: sqlite3.Error) -> bool:
+    """Whether ``err`` means the file is not an SQLite database or a page of it is corrupt."""
+    code = getattr(err, "sqlite_errorcode", None)  # Python >= 3.11
+    if code is not None:
+        return code & 0xFF in _DAMAGE_CODES
+    text = str(err).lower()
+    return "not a database" in text or "malformed" in text
+
+
+@contextlib.contextmanager
+def reporting_damage(path: Path) -> Iterator[None]:
+    """Turn an SQLite error meaning the file is damaged into :class:`StoreDamaged` naming ``path``."""
+    try:
+        yield
+    except sqlite3.Error as err:
+        if is_damaged(err):
+            raise StoreDamaged(path, err) from err
+        raise
+
+
+def retry_when_busy(action: Callable[[], T], period: float, path: Path) -> T:
+    """Run ``action`` until it does not fail with a lock error, for at most ``period`` seconds.
+
+    A damaged file raises :class:`StoreDamaged` at once (see :func:`reporting_damage`).
+    """
+    with reporting_damage(path):
+        return _retry_busy(action, period, path)
+
+
+def _retry_busy(action: Callable[[], T], period: float, path: Path) -> T:
     deadline = time.monotonic() + period
     pause = 0.005
     while True:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
+from pathlib import Path
 
 from hpnb.core.errors import HpnbError, closest
 
@@ -56,3 +58,33 @@ class StoreVersionError(StoreError):
 
 class StoreBusy(StoreError):
     """Another process kept the store locked for longer than the retry period."""
+
+
+class StoreDamaged(StoreError):
+    """The store file is not an SQLite database, or some of its pages are corrupt.
+
+    The message names the file, what SQLite found, and the command that moves it (with its
+    write-ahead log, if any) aside, so that a new store can start.
+    """
+
+    def __init__(self, path: str | Path, reason: object) -> None:
+        self.path = Path(path)
+        super().__init__(
+            f"the store {self.path} is damaged ({reason}): move it aside ({_move_aside(self.path)}) "
+            "and start again, or restore a backup"
+        )
+
+
+def _move_aside(path: Path) -> str:
+    """The shell command renaming the store file, and its write-ahead log if not empty, to ``*.bak*``.
+
+    A non-empty ``-wal`` left behind would be replayed into a new file of the same name; the
+    ``-shm`` index is rebuilt by SQLite and can stay.
+    """
+    wal = path.with_name(path.name + "-wal")
+    files = [path, wal] if wal.exists() and wal.stat().st_size > 0 else [path]
+    moves = []
+    for old in files:
+        new = old.with_name(path.name + ".bak" + old.name[len(path.name) :])
+        moves.append(f"mv {shlex.quote(str(old))} {shlex.quote(str(new))}")
+    return " && ".join(moves)

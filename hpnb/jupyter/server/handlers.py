@@ -2,8 +2,10 @@
 
 Every route needs an authenticated Jupyter user (403 otherwise) allowed to use the
 ``hpnb`` resource. Names are checked against the store's name rule (400) and looked
-up (404); paging arguments are checked integers in range (400). The store is opened
-read-only per request; the stop route sets only the stop flag.
+up (404); paging arguments are checked integers in range (400). A store that cannot
+be read (a damaged file, one kept locked, one written by a newer hpnb) is a 503 whose
+JSON ``message`` says which file and what to do. The store is opened read-only per
+request; the stop route sets only the stop flag.
 
 Routes:
     GET  /hpnb/api/experiments                         every experiment, newest first
@@ -26,7 +28,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from hpnb.core.store import InvalidName, Store, UnknownExperiment, validate_name
+from hpnb.core.store import InvalidName, Store, StoreError, UnknownExperiment, validate_name
 from hpnb.jupyter.server.views import experiment_json, result_json, trial_json
 
 T = TypeVar("T")
@@ -50,7 +52,10 @@ class HpnbHandler(APIHandler):
         self.store_path = store_path
 
     async def in_store(self, work: Callable[[Store], T]) -> T:
-        """Run ``work`` on a read-only store in a worker thread, mapping store errors to HTTP ones."""
+        """Run ``work`` on a read-only store in a worker thread, mapping store errors to HTTP ones.
+
+        An unknown experiment is a 404; any other store error (damaged, busy, too new) a 503.
+        """
 
         def run() -> T:
             with Store(self.store_path, readonly=True) as store:
@@ -60,6 +65,8 @@ class HpnbHandler(APIHandler):
             return await asyncio.get_running_loop().run_in_executor(None, run)
         except UnknownExperiment as err:
             raise web.HTTPError(404, str(err)) from err
+        except StoreError as err:
+            raise web.HTTPError(503, str(err)) from err
 
     def checked_name(self, name: str) -> str:
         try:
