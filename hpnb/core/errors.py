@@ -3,15 +3,62 @@
 Every mistake a user can make in a spec surfaces as one :class:`SpecError`
 whose message names the field path, the offending value, what is allowed, a
 "did you mean" when a name looks misspelled, and the YAML line when known.
+Values, paths and lists of allowed values are quoted at most about
+:data:`MAX_QUOTE_CHARS` characters long, whatever the user wrote.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import reprlib
+from collections.abc import Iterable, Sized
 from typing import Any
 
 _MISSING: Any = object()
+#: the longest quote of a value, field path or suggestion in an error message.
+MAX_QUOTE_CHARS = 80
+#: the longest list of allowed values in an error message.
+MAX_ALLOWED_CHARS = 2 * MAX_QUOTE_CHARS
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = MAX_QUOTE_CHARS
+_REPR.maxlevel = 3
+
+
+def shorten(text: str, limit: int = MAX_QUOTE_CHARS, *, unit: str = "characters",
+            size: int | None = None) -> str:
+    """``text`` cut to ``limit`` characters, ending in an ellipsis and the full size.
+
+    Example:
+        >>> shorten("x" * 100, 10)
+        'xxxxxxxxx… (100 characters)'
+    """
+    if len(text) <= limit and size is None:
+        return text
+    return f"{text[:limit - 1]}… ({len(text) if size is None else size:,} {unit})"
+
+
+def quote(value: Any, limit: int = MAX_QUOTE_CHARS) -> str:
+    """``repr(value)`` of at most about ``limit`` characters, saying how long a cut value was.
+
+    Example:
+        >>> quote("a" * 1000, 12)
+        "'aaaaaaaaaa… (1,000 characters)"
+        >>> quote(0.5)
+        '0.5'
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return shorten(repr(value), limit)
+        return shorten(repr(value[:limit]), limit, size=len(value))
+    if isinstance(value, int) and value.bit_length() > 10_000:  # str() refuses > 4,300 digits
+        return f"<an integer of about {value.bit_length() * 0.30103:,.0f} digits>"
+    size = len(value) if isinstance(value, Sized) else None
+    if size is not None and size > limit:
+        return shorten(_REPR.repr(value), limit, unit="items", size=size)
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return shorten(text, limit, unit="items", size=size) if size is not None else text[:limit - 1] + "…"
 
 
 class HpnbError(Exception):
@@ -46,13 +93,13 @@ class SpecError(HpnbError, ValueError):
         super().__init__(self._render())
 
     def _render(self) -> str:
-        text = f"{self.path}: {self.problem}" if self.path else self.problem
+        text = f"{shorten(self.path)}: {self.problem}" if self.path else self.problem
         if self.value is not _MISSING:
-            text += f" (got {self.value!r})"
+            text += f" (got {quote(self.value)})"
         if self.allowed:
-            text += f"; allowed: {self.allowed}"
+            text += f"; allowed: {shorten(self.allowed, MAX_ALLOWED_CHARS)}"
         if self.suggestion:
-            text += f"; did you mean {self.suggestion!r}?"
+            text += f"; did you mean {quote(self.suggestion)}?"
         if self.line is not None:
             text += f" [line {self.line}]"
         return text
