@@ -15,13 +15,13 @@ import argparse
 import importlib
 import json
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 from hpnb.core.errors import HpnbError
 from hpnb.core.frozen import thaw
 from hpnb.core.space import SearchSpace
-from hpnb.core.spec import ExperimentSpec, parse_spec
+from hpnb.core.spec import ExperimentSpec, describe_duration, parse_spec
+from hpnb.core.spec_file import read_spec_file
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -39,24 +39,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _read(path: str) -> str | None:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        print(f"hpnb check: no such file: {path}", file=sys.stderr)
-    except IsADirectoryError:
-        print(f"hpnb check: {path} is a directory, not a spec file", file=sys.stderr)
-    except (OSError, UnicodeDecodeError) as err:
-        print(f"hpnb check: cannot read {path}: {err}", file=sys.stderr)
-    return None
-
-
 def run(args: argparse.Namespace) -> int:
     """Validate ``args.spec``; print the plan (exit 0) or the error (exit 2)."""
-    text = _read(args.spec)
-    if text is None:
+    try:
+        text = read_spec_file(args.spec)
+    except HpnbError as err:
+        print(f"hpnb check: {err}", file=sys.stderr)
         return 2
     overrides = {"trials": args.trials, "parallel": args.parallel, "strategy": args.strategy}
     try:
@@ -78,6 +66,10 @@ def _grid_size(space: SearchSpace) -> int | None:
     return None if any(p.grid_size() is None for p in space) else space.grid_size()
 
 
+def _duration(seconds: float | None) -> str:
+    return "no limit" if seconds is None else describe_duration(seconds)
+
+
 def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
     """Write a human summary of ``spec``: parameters, strategy, budget, stopping, resources."""
     out.write(f"spec is valid{f': {spec.name}' if spec.name else ''}\n")
@@ -96,6 +88,8 @@ def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
     for parameter in spec.space:
         out.write(f"  {parameter.name:<{width}}  {parameter.describe()}\n")
     out.write(f"early stopping: {spec.early_stopping.describe()}\n")
+    out.write(f"timeouts:       search {_duration(spec.timeout)}, "
+              f"each trial {_duration(spec.trial_timeout)}\n")
     out.write(f"failures:       stop after {spec.max_failures} failed trial(s); "
               f"{spec.retries} retr{'y' if spec.retries == 1 else 'ies'} per trial\n")
     out.write(f"resources:      {spec.resources.describe()}\n")

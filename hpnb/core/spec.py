@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -31,21 +30,50 @@ from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.resources import Resources, parse_resources
 from hpnb.core.schedulers import SCHEDULERS, scheduler_class
 from hpnb.core.space import SearchSpace
-from hpnb.core.spec_parameters import parse_parameters
-from hpnb.core.spec_values import as_int, as_mapping, as_optional_int, as_text, check_keys, choose
+from hpnb.core.spec_parameters import check_parameter_sizes, parse_parameters
+from hpnb.core.spec_values import (
+    MAX_PARALLEL,
+    MAX_RETRIES,
+    MAX_SEED,
+    MAX_TRIALS,
+    as_int,
+    as_mapping,
+    as_optional_int,
+    as_text,
+    check_experiment_name,
+    check_keys,
+    choose,
+    describe_duration,
+    parse_duration,
+    parse_optional_duration,
+)
 from hpnb.core.strategies import STRATEGIES, strategy_class
 from hpnb.core.yaml_lines import LineTable, load_yaml, plain_data
 
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "strategy", "trials", "parallel", "seed", "parameters",
-                  "early_stopping", "resources", "max_failures", "retries")
+                  "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout")
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 MODES: dict[str, str] = {"min": "min", "max": "max", "minimize": "min", "maximize": "max"}
 #: the budget of a sampling strategy when ``trials`` is not given.
 DEFAULT_TRIALS = 20
 DEFAULT_STRATEGY = "random"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+#: public here too: the name rule and the duration readers are part of the spec's vocabulary.
+__all__ = [
+    "DEFAULT_STRATEGY",
+    "DEFAULT_TRIALS",
+    "MODES",
+    "SYNONYMS",
+    "TOP_LEVEL_KEYS",
+    "EarlyStoppingSpec",
+    "ExperimentSpec",
+    "StrategySpec",
+    "check_experiment_name",
+    "describe_duration",
+    "parse_duration",
+    "parse_spec",
+]
 
 
 @dataclass(frozen=True)
@@ -88,6 +116,10 @@ class ExperimentSpec:
     max_failures: int = 5
     retries: int = 2
     name: str | None = None
+    #: the longest the whole search may run, in seconds (None: no limit).
+    timeout: float | None = None
+    #: the longest one trial may run, in seconds (None: no limit).
+    trial_timeout: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict that :func:`parse_spec` reads back to an equal spec."""
@@ -104,6 +136,8 @@ class ExperimentSpec:
             "resources": self.resources.to_dict(),
             "max_failures": self.max_failures,
             "retries": self.retries,
+            "timeout": self.timeout,
+            "trial_timeout": self.trial_timeout,
         }
 
 
@@ -128,7 +162,9 @@ def parse_spec(source: str | Mapping[str, Any], *,
     try:
         if isinstance(source, str):
             data, lines = load_yaml(source)
+            _check_sizes(data)
         elif isinstance(source, Mapping):
+            _check_sizes(source)
             data = plain_data(source)
         else:
             raise SpecError("", "a spec is YAML text or a mapping", value=type(source).__name__)
@@ -137,6 +173,16 @@ def parse_spec(source: str | Mapping[str, Any], *,
         raise err.with_line(lines.find(err.path)) from None
     except Exception as err:  # never let an internal error surface as a traceback
         raise SpecError("", f"the spec could not be read ({type(err).__name__}: {err})") from err
+
+
+def _check_sizes(data: Any) -> None:
+    """Refuse too many keys, parameters or values before any of them is read (cheap: counts only)."""
+    if not isinstance(data, Mapping):
+        return
+    known = TOP_LEVEL_KEYS + tuple(SYNONYMS)
+    if len(data) > len(known):
+        check_keys(data, "", known)
+    check_parameter_sizes(data.get("parameters"))
 
 
 def _canonical(data: Any, lines: LineTable, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -172,35 +218,36 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
     metric = as_text(data["metric"], "metric", allowed="the name of a metric, e.g. val_loss")
     mode_text = choose(data.get("mode", "min"), "mode", MODES, "mode")
     mode: Literal["min", "max"] = "min" if MODES[mode_text] == "min" else "max"
-    seed = as_optional_int(data.get("seed"), "seed", minimum=0)
+    seed = as_optional_int(data.get("seed"), "seed", minimum=0, maximum=MAX_SEED)
+    explicit_trials = as_optional_int(data.get("trials"), "trials", minimum=1, maximum=MAX_TRIALS)
     space = parse_parameters(data.get("parameters"), lines)
     strategy = _parse_strategy(data.get("strategy", DEFAULT_STRATEGY))
-    explicit_trials = as_optional_int(data.get("trials"), "trials", minimum=1)
     size = _check_strategy(strategy, space, mode, seed, explicit_trials)
     return ExperimentSpec(
         metric=metric,
         mode=mode,
         strategy=strategy,
-        trials=explicit_trials or size or DEFAULT_TRIALS,
-        parallel=as_optional_int(data.get("parallel"), "parallel", minimum=1),
+        trials=explicit_trials or _check_size(size, strategy) or DEFAULT_TRIALS,
+        parallel=as_optional_int(data.get("parallel"), "parallel", minimum=1, maximum=MAX_PARALLEL),
         seed=seed,
         space=space,
         early_stopping=_parse_early_stopping(data.get("early_stopping"), mode),
         resources=parse_resources(data.get("resources")),
-        max_failures=as_int(data.get("max_failures", 5), "max_failures", minimum=0),
-        retries=as_int(data.get("retries", 2), "retries", minimum=0),
-        name=_parse_name(data.get("name")),
+        max_failures=as_int(data.get("max_failures", 5), "max_failures", minimum=0, maximum=MAX_TRIALS),
+        retries=as_int(data.get("retries", 2), "retries", minimum=0, maximum=MAX_RETRIES),
+        name=None if data.get("name") is None else check_experiment_name(data["name"]),
+        timeout=parse_optional_duration(data.get("timeout"), "timeout"),
+        trial_timeout=parse_optional_duration(data.get("trial_timeout"), "trial_timeout"),
     )
 
 
-def _parse_name(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = as_text(value, "name")
-    if not _NAME.match(text):
-        raise SpecError("name", "is not a valid experiment name", value=text,
-                        allowed="letters, digits, '_', '.', '-', starting with a letter or digit")
-    return text
+def _check_size(size: int | None, strategy: StrategySpec) -> int | None:
+    """The number of configurations of a finite strategy, refused above MAX_TRIALS."""
+    if size is not None and size > MAX_TRIALS:
+        raise SpecError("trials", f"the {strategy.name} search has {size:,} configurations, more than "
+                        f"the limit of {MAX_TRIALS:,} trials (MAX_TRIALS)",
+                        allowed=f"trials: at most {MAX_TRIALS:,}, or fewer values per parameter")
+    return size
 
 
 def _split_named(value: Any, path: str, key: str, what: str) -> tuple[Any, dict[str, Any]]:

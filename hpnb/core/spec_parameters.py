@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sized
 from typing import Any
 
 from hpnb.core.errors import SpecError
@@ -30,6 +30,8 @@ from hpnb.core.space import (
     SearchSpace,
 )
 from hpnb.core.spec_values import (
+    MAX_CATEGORICAL_VALUES,
+    MAX_PARAMETERS,
     as_bool,
     as_float,
     as_int,
@@ -59,6 +61,37 @@ KATIB_ITEM_KEYS = ("name", *PARAMETER_KEYS)
 _NUMBER = r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*"
 _RANGE_TEXT = re.compile(rf"^\s*\[{_NUMBER},{_NUMBER}\]\s*$")
 _SCALARS = (str, int, float, bool, type(None))
+
+
+def _value_lists(definition: Any) -> list[tuple[str, Sized]]:
+    """The lists of values in one parameter definition, by key (``""`` for a bare list)."""
+    if isinstance(definition, list):
+        return [("", definition)]
+    if not isinstance(definition, Mapping):
+        return []
+    found = [(f".{key}", definition[key]) for key in ("values", "list")
+             if isinstance(definition.get(key), Sized)]
+    space = definition.get("feasibleSpace")
+    if isinstance(space, Mapping) and isinstance(space.get("list"), Sized):
+        found.append((".feasibleSpace.list", space["list"]))
+    return found
+
+
+def check_parameter_sizes(data: Any, path: str = "parameters") -> None:
+    """Refuse more than MAX_PARAMETERS parameters, or a list of more than MAX_CATEGORICAL_VALUES
+    values, counting only: nothing is read or copied before this check."""
+    if not isinstance(data, (Mapping, list)):
+        return
+    if len(data) > MAX_PARAMETERS:
+        raise SpecError(path, f"declares {len(data):,} parameters, more than the limit of {MAX_PARAMETERS:,} "
+                        "(MAX_PARAMETERS)", allowed=f"at most {MAX_PARAMETERS:,} parameters")
+    items = data.items() if isinstance(data, Mapping) else enumerate(data)
+    for name, definition in items:
+        for key, values in _value_lists(definition):
+            if len(values) > MAX_CATEGORICAL_VALUES:
+                raise SpecError(f"{path}.{name}{key}", f"lists {len(values):,} values, more than the limit "
+                                f"of {MAX_CATEGORICAL_VALUES:,} (MAX_CATEGORICAL_VALUES)",
+                                allowed=f"at most {MAX_CATEGORICAL_VALUES:,} values, or a range (min, max)")
 
 
 def parse_parameters(data: Any, lines: LineTable | None = None, path: str = "parameters") -> SearchSpace:

@@ -24,9 +24,10 @@ from typing import Any
 import yaml
 
 from hpnb.core.errors import SpecError
+from hpnb.core.spec_file import check_spec_size
 
-# A document whose aliases expand to more nodes than this is refused (alias bombs).
-_MAX_NODES = 200_000
+#: a document whose aliases repeat more values than this is refused (alias bombs).
+MAX_ALIAS_VALUES = 100_000
 
 
 @dataclass
@@ -70,13 +71,19 @@ class _Walker:
 
     def __init__(self) -> None:
         self.table = LineTable()
-        self.count = 0
+        self.seen: set[int] = set()
+        self.repeats = 0
         self.active: set[int] = set()
 
     def walk(self, node: yaml.Node, path: str) -> None:
-        self.count += 1
-        if self.count > _MAX_NODES:
-            raise SpecError("", "the YAML document is too large (aliases expand to too many values)")
+        if id(node) in self.seen:  # reached again through an alias
+            self.repeats += 1
+            if self.repeats > MAX_ALIAS_VALUES:
+                raise SpecError("", f"the YAML document is too large: its aliases repeat more than "
+                                f"{MAX_ALIAS_VALUES:,} values (MAX_ALIAS_VALUES)",
+                                allowed="fewer or smaller aliases (*name)",
+                                line=node.start_mark.line + 1)
+        self.seen.add(id(node))
         if id(node) in self.active:  # a recursive alias
             raise SpecError(path, "a YAML alias refers to itself", line=node.start_mark.line + 1)
         self.active.add(id(node))
@@ -112,9 +119,10 @@ def load_yaml(text: str) -> tuple[Any, LineTable]:
     """Safe-load one YAML document and return it with the line of every field.
 
     Raises:
-        SpecError: on a syntax error (with its line) or a duplicate mapping key.
+        SpecError: on text above MAX_SPEC_BYTES (before parsing), a syntax error (with its
+            line), a duplicate mapping key or aliases that repeat too many values.
     """
-    loader = yaml.SafeLoader(text)
+    loader = yaml.SafeLoader(check_spec_size(text))
     try:
         node = loader.get_single_node()
         if node is None:
