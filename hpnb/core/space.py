@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,12 +33,19 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from hpnb.core.errors import SpecError
+from hpnb.core.spec_values import MAX_STEPS
 
 Distribution = Literal["uniform", "logUniform", "normal", "logNormal"]
 DISTRIBUTIONS: tuple[str, ...] = ("uniform", "logUniform", "normal", "logNormal")
 DEFAULT_GRID_CAP = 100_000
 # Keeps inverse CDFs finite for unbounded normal parameters.
 _UNIT_EPS = 1e-12
+# The reach of a normal draw, in sigmas: |ndtri(_UNIT_EPS)| is about 7.03.
+_SIGMAS = 8.0
+# The log of the largest and of the smallest positive normal double.
+_LOG_MAX, _LOG_MIN = math.log(sys.float_info.max), math.log(sys.float_info.min)
+# (spec key, attribute) of the numbers of a FloatParameter.
+_NUMBER_FIELDS = (("min", "low"), ("max", "high"), ("mu", "mu"), ("sigma", "sigma"), ("step", "step"))
 
 
 def _path(name: str, attr: str) -> str:
@@ -124,6 +132,10 @@ class FloatParameter(Parameter):
         if self.distribution not in DISTRIBUTIONS:
             raise SpecError(_path(self.name, "distribution"), "unknown distribution",
                             value=self.distribution, allowed=DISTRIBUTIONS)
+        for key, attr in _NUMBER_FIELDS:
+            number = getattr(self, attr)
+            if number is not None and not (isinstance(number, (int, float)) and math.isfinite(number)):
+                raise SpecError(_path(self.name, key), "must be a finite number", value=number)
         if self.distribution in ("uniform", "logUniform"):
             for attr in ("low", "high"):
                 if getattr(self, attr) is None:
@@ -147,10 +159,33 @@ class FloatParameter(Parameter):
         if self.is_log and self.high is not None and self.high <= 0:
             raise SpecError(_path(self.name, "max"), f"{self.distribution} bounds must be > 0",
                             value=self.high)
+        self._check_finite()
         self._check_step()
         if self.default is not None and not self.contains(self.default):
             raise SpecError(_path(self.name, "default"), "is not a value of the parameter",
                             value=self.default)
+
+    def _reach(self) -> tuple[float, float]:
+        """The warped interval draws fall in: the bounds, or mu +- 8 sigma when unbounded."""
+        lo, hi = self._warped_bounds()
+        if self.mu is not None and self.sigma is not None:
+            lo = max(lo if lo is not None else -math.inf, self.mu - _SIGMAS * self.sigma)
+            hi = min(hi if hi is not None else math.inf, self.mu + _SIGMAS * self.sigma)
+        assert lo is not None and hi is not None
+        return lo, hi
+
+    def _check_finite(self) -> None:
+        """Refuse a parameter whose draws (or their spread) would overflow a double."""
+        lo, hi = self._reach()
+        if self.distribution == "logNormal" and not _LOG_MIN <= lo <= hi <= _LOG_MAX:
+            raise SpecError(_path(self.name, "sigma"), "draws exp(mu +- 8 sigma) would overflow a double",
+                            value=self.sigma,
+                            allowed=f"mu +- 8 sigma within [{_LOG_MIN:.1f}, {_LOG_MAX:.1f}], or bounds")
+        if not math.isfinite(hi - lo):
+            key = "max" if self.distribution in ("uniform", "logUniform") else "sigma"
+            raise SpecError(_path(self.name, key), "the range is too wide: its width overflows a double",
+                            value=getattr(self, "high" if key == "max" else key),
+                            allowed="max - min (or 16 sigma) below about 1.8e308")
 
     def _check_step(self) -> None:
         if self.step is None:
@@ -160,6 +195,13 @@ class FloatParameter(Parameter):
         if self.low is not None and self.high is not None and self.step > self.high - self.low:
             raise SpecError(_path(self.name, "step"), "is larger than the range",
                             value=self.step, allowed=f"at most {self.high - self.low:g}")
+        lo, hi = (self._unwarp(x) for x in self._reach())
+        anchor = self.low if self.low is not None else 0.0
+        reach = max(abs(lo - anchor), abs(hi - anchor))
+        if not reach / self.step <= MAX_STEPS:
+            raise SpecError(_path(self.name, "step"), f"is too small: it cuts the range into "
+                            f"{reach / self.step:.3g} steps, more than the limit of 2**53 (MAX_STEPS)",
+                            value=self.step, allowed=f"a step of at least {reach / MAX_STEPS:.3g}")
 
     @property
     def is_log(self) -> bool:
@@ -376,6 +418,28 @@ class IntParameter(Parameter):
         return out
 
 
+_NO_DUPLICATE: Any = object()
+
+
+def _first_duplicate(values: Sequence[Any]) -> Any:
+    """The first value equal to an earlier one (``==``, so 1 == 1.0 == True), or _NO_DUPLICATE.
+
+    Linear for hashable values (a set), quadratic only among unhashable ones.
+    """
+    hashed: set[Any] = set()
+    others: list[Any] = []
+    for value in values:
+        try:
+            if value in hashed:
+                return value
+            hashed.add(value)
+        except TypeError:
+            if value in others:
+                return value
+            others.append(value)
+    return _NO_DUPLICATE
+
+
 @dataclass(frozen=True)
 class CategoricalParameter(Parameter):
     """One of a list of values (strings, numbers, booleans)."""
@@ -388,11 +452,9 @@ class CategoricalParameter(Parameter):
         if len(self.choices) == 0:
             raise SpecError(_path(self.name, "list"), "a categorical parameter needs at least one value",
                             value=list(self.choices))
-        seen: list[Any] = []
-        for choice in self.choices:
-            if choice in seen:
-                raise SpecError(_path(self.name, "list"), "has a duplicate value", value=choice)
-            seen.append(choice)
+        duplicate = _first_duplicate(self.choices)
+        if duplicate is not _NO_DUPLICATE:
+            raise SpecError(_path(self.name, "list"), "has a duplicate value", value=duplicate)
         if self.default is not None and self.default not in self.choices:
             raise SpecError(_path(self.name, "default"), "is not one of the choices",
                             value=self.default, allowed=", ".join(map(str, self.choices)))

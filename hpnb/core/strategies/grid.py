@@ -2,7 +2,8 @@
 
 Each continuous parameter needs a ``step`` (categoricals and integers have
 their values already). The grid is counted before anything is enumerated, and
-refused above a cap (option ``cap``, default 100,000 points). Points come in a
+refused above a cap (option ``cap``, default 100,000 points, at most
+:data:`~hpnb.core.spec_values.MAX_GRID_CAP`). Points come in a
 fixed order, the last parameter varying fastest, or in a seeded random order
 with ``shuffle: true``. Point ``k`` is computed from ``k`` directly, so a grid
 is never held in memory.
@@ -23,6 +24,7 @@ import numpy as np
 
 from hpnb.core.errors import SpecError
 from hpnb.core.space import DEFAULT_GRID_CAP, SearchSpace
+from hpnb.core.spec_values import MAX_GRID_CAP
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies._sequence import SequenceStrategy
 from hpnb.core.strategies.base import Mode
@@ -39,6 +41,9 @@ class GridStrategy(SequenceStrategy):
         super().__init__(space, mode, seed, budget, **options)
         self.shuffle = check_bool("shuffle", options.get("shuffle", False))
         cap = check_int("cap", options.get("cap", DEFAULT_GRID_CAP), 1)
+        if cap > MAX_GRID_CAP:
+            raise SpecError("strategy.cap", f"is more than the limit of {MAX_GRID_CAP:,} points "
+                            "(MAX_GRID_CAP)", value=cap, allowed=f"an integer from 1 to {MAX_GRID_CAP:,}")
         self._size = space.grid_size()
         if self._size > cap:
             raise SpecError("strategy", f"the grid has {self._size:,} points, more than the cap of {cap:,}",

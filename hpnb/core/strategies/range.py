@@ -48,32 +48,47 @@ def _swept_parameters(space: SearchSpace, name: Any) -> tuple[Parameter, ...]:
     return (space[name],)
 
 
-def sweep_configs(space: SearchSpace, parameter: str | None = None) -> list[dict[str, Any]]:
-    """The configurations of a one-factor-at-a-time sweep, without duplicates.
+def _sweep_values(p: Parameter) -> tuple[Any, ...]:
+    values = p.grid_values()
+    if values is None:
+        raise SpecError(f"parameters.{p.name}.step", "a range search needs a step (and min and max) "
+                        "for every continuous parameter it sweeps",
+                        allowed="add step:, or use strategy random, sobol or tpe")
+    return values
+
+
+def sweep_points(space: SearchSpace, parameter: str | None = None) -> list[tuple[str, Any]]:
+    """The (parameter, value) of each configuration of a one-factor-at-a-time sweep.
+
+    Configuration ``(name, value)`` is the space's center with ``name`` set to
+    ``value``; the center itself comes once. The sweep is counted before any
+    value is listed.
 
     Raises:
-        SpecError: a swept parameter has no finite list of values, or nothing varies.
+        SpecError: a swept parameter has no finite list of values, the sweep is
+            longer than the cap, or nothing varies.
     """
+    swept = _swept_parameters(space, parameter)
+    for p in swept:
+        if p.grid_size() is None:
+            _sweep_values(p)
+    total = sum(p.grid_size() or 0 for p in swept)
+    if total > DEFAULT_GRID_CAP:
+        largest = max(swept, key=lambda p: p.grid_size() or 0)
+        raise SpecError(f"parameters.{largest.name}.step",
+                        f"a sweep of {total:,} values is more than the cap of {DEFAULT_GRID_CAP:,}",
+                        allowed="larger steps, narrower ranges or fewer swept parameters")
     center = space.center()
-    configs: list[dict[str, Any]] = []
-    seen: set[tuple[str, ...]] = set()
-    for p in _swept_parameters(space, parameter):
-        count = p.grid_size()
-        if count is not None and count > DEFAULT_GRID_CAP:
-            raise SpecError(f"parameters.{p.name}.step", f"a sweep of {count:,} values is more than the "
-                            f"cap of {DEFAULT_GRID_CAP:,}", allowed="a larger step or a narrower range")
-        values = p.grid_values()
-        if values is None:
-            raise SpecError(f"parameters.{p.name}.step", "a range search needs a step (and min and max) "
-                            "for every continuous parameter it sweeps",
-                            allowed="add step:, or use strategy random, sobol or tpe")
-        for value in values:
-            config = {**center, p.name: value}
-            key = tuple(repr(config[n]) for n in space.names)
-            if key not in seen:
-                seen.add(key)
-                configs.append(config)
-    return configs
+    points: list[tuple[str, Any]] = []
+    center_seen = False
+    for p in swept:
+        for value in _sweep_values(p):
+            if repr(value) == repr(center[p.name]):
+                if center_seen:
+                    continue
+                center_seen = True
+            points.append((p.name, value))
+    return points
 
 
 class RangeStrategy(SequenceStrategy):
@@ -85,10 +100,12 @@ class RangeStrategy(SequenceStrategy):
     def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
-        self._configs = sweep_configs(space, options.get("parameter"))
+        self._center = space.center()
+        self._points = sweep_points(space, options.get("parameter"))
 
     def count(self) -> int:
-        return len(self._configs)
+        return len(self._points)
 
     def config_at(self, index: int) -> dict[str, Any]:
-        return self._configs[index]
+        name, value = self._points[index]
+        return {**self._center, name: value}
