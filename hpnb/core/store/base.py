@@ -32,6 +32,7 @@ from hpnb.core.store.connection import (
 )
 from hpnb.core.store.errors import (
     ReadOnlyStore,
+    StoreDamaged,
     StoreError,
     StoreVersionError,
     UnknownExperiment,
@@ -150,6 +151,8 @@ class StoreBase:
         # opener (the sidebar) would otherwise fail until the next search writes to the file.
         try:
             writer = open_writable(self.path, self._busy_timeout)
+        except StoreDamaged:
+            raise
         except StoreError as err:
             raise StoreVersionError(
                 f"the store {self.path} has an older schema that must be upgraded, "

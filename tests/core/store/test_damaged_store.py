@@ -198,3 +198,15 @@ def test_the_cure_quotes_the_path_and_moves_a_write_ahead_log_too(tmp_path: Path
     text = str(StoreDamaged(path, "file is not a database"))
     assert f"mv '{path}' '{path}.bak' && mv '{path}-wal' '{path}.bak-wal')" in text
     assert "-shm" not in text
+
+
+def test_a_damaged_file_of_an_older_schema_is_damaged_not_a_version_problem(tmp_path: Path) -> None:
+    from tests.core.store.test_store_schema import _write_version_1
+
+    path = tmp_path / "hpnb.sqlite"
+    _write_version_1(path)
+    data = bytearray(path.read_bytes())
+    data[100 : _page(data, 1).stop] = _garbage(_page(data, 1).stop - 100, 1)  # the schema, past the header
+    path.write_bytes(bytes(data))
+    with Store(path, readonly=True) as store:
+        assert_fails_clearly(store.experiments, path)
