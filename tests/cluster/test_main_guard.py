@@ -36,7 +36,8 @@ def run_script(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "script.py"], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=120)
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the script hung for {exc.timeout} s:\n{exc.stdout}\n{exc.stderr}")
+        stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr
+        pytest.fail(f"the script hung for {exc.timeout} s; its stderr:\n{stderr}")
 
 
 def test_a_search_without_the_main_guard_fails_naming_the_guard(tmp_path: Path) -> None:
