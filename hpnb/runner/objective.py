@@ -9,7 +9,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.runner.trial_context import TrialChannel, TrialContext, TrialStopped, plain_value, set_current
+from hpnb.core.numbers import metric_number, metric_numbers
+from hpnb.runner.trial_context import TrialChannel, TrialContext, TrialStopped, set_current
 
 
 @dataclass(frozen=True)
@@ -63,16 +64,14 @@ def returned_metrics(value: Any, metric: str) -> dict[str, Any]:
     if value is None:
         return {}
     if isinstance(value, Mapping):
-        return {str(k): plain_value(v) for k, v in value.items()}
-    if isinstance(value, bool):
-        raise TypeError(f"the objective returned a bool ({value!r}); return a number or a dict of metrics")
-    plain = plain_value(value)
-    if isinstance(plain, (int, float)):
-        return {metric: plain}
-    raise TypeError(
-        f"the objective returned {type(value).__name__}; return a number, a dict of metrics, or None "
-        "after hpnb.report(...)"
-    )
+        return metric_numbers(value)
+    try:
+        return {metric: metric_number(metric, value)}
+    except TypeError:
+        raise TypeError(
+            f"the objective returned a {type(value).__name__}; return a number, a dict of metrics, or None "
+            "after hpnb.report(...)"
+        ) from None
 
 
 def target_problem(metrics: Mapping[str, Any], metric: str) -> str | None:
@@ -100,7 +99,7 @@ def run_trial(objective: Callable[..., Any], task: TrialTask, channel: TrialChan
         returned = call_objective(objective, task.params)
     except TrialStopped:
         status = "stopped"
-    except (Exception, SystemExit):
+    except BaseException:  # KeyboardInterrupt, SystemExit and the like from user code fail the trial only
         status, error = "failed", traceback.format_exc()
     finally:
         try:

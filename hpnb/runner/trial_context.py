@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.numbers import metric_number, metric_numbers
+
 #: a batch is sent once it holds this many results ...
 BATCH_SIZE = 200
 #: ... or once this many seconds have passed since the last send.
@@ -110,9 +112,9 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
     context = current()
     if context is None:
         return
-    if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
-        step = int(step)
-    clean = {str(k): plain_value(v) for k, v in metrics.items()}
+    if step is not None and type(step) is not int:
+        step = _step_number(step)
+    clean = metric_numbers(metrics)
     blob = None if checkpoint is None else pickle.dumps(checkpoint, protocol=pickle.HIGHEST_PROTOCOL)
     context.add(step, clean, blob)
     if context.stop_requested:
@@ -137,17 +139,8 @@ def load_checkpoint() -> Any:
     return pickle.loads(context.checkpoint)
 
 
-def plain_value(value: Any) -> Any:
-    """Metric values as plain Python scalars (numpy scalars and 0-d arrays included)."""
-    if isinstance(value, (bool, int, float, str)) or value is None:
-        return value
-    item = getattr(value, "item", None)
-    if callable(item):
-        try:
-            return item()
-        except (TypeError, ValueError):
-            pass
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return str(value)
+def _step_number(step: Any) -> int:
+    number = metric_number("step", step)
+    if number is None or number != int(number):
+        raise TypeError(f"step must be a whole number (got {step!r})")
+    return int(number)
