@@ -28,10 +28,12 @@ from hpnb.core.frozen import thaw
 from hpnb.core.schedulers import scheduler_class
 from hpnb.core.schedulers.base import Scheduler
 from hpnb.core.spec import ExperimentSpec, parse_spec
+from hpnb.core.spec_values import check_experiment_name, experiment_name_problem
 from hpnb.core.store import ExperimentRecord, Store
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
 from hpnb.runner.driver import Command, Driver
+from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import recover
 
 if TYPE_CHECKING:
@@ -67,7 +69,8 @@ class Search:
     @property
     def is_live(self) -> bool:
         """Whether this process drives the search right now."""
-        return self._driver is not None and self._driver.is_alive()
+        # never Thread.is_alive: an interrupted join (Ctrl-C in wait) can make it lie
+        return self._driver is not None and not self._driver.ended.is_set()
 
     @property
     def record(self) -> ExperimentRecord:
@@ -87,9 +90,13 @@ class Search:
 
     # -- control ----------------------------------------------------------------------
     def wait(self, timeout: float | None = None) -> Search:
-        """Block until the search ends (or ``timeout`` seconds pass); returns self."""
+        """Block until the search ends (or ``timeout`` seconds pass); returns self.
+
+        Interrupting the wait (Ctrl-C, the notebook's Interrupt) only stops waiting:
+        the search runs on, and this handle still drives it.
+        """
         if self._driver is not None:
-            self._driver.join(timeout)
+            self._driver.ended.wait(timeout)
         return self
 
     def stop(self) -> None:
@@ -192,20 +199,26 @@ class Search:
         assert self._objective is not None
         if self.is_live:
             raise HpnbError(f"search {self.name!r} is already running")
-        connection = connect(self.spec.resources, self.name, self._client, self._namespace)
-        self._close_cluster = connection.close
-        record = self.record
-        parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
-        strategy, scheduler = make_strategy(self.spec, record.budget), make_scheduler(self.spec)
-        recovered = recover(self.store, record, strategy, scheduler)
-        self.store.clear_stop(self.experiment_id)
-        self.store.update_experiment(self.experiment_id, driver=driver_id())
-        self._driver = Driver(
-            objective=self._objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
-            store=self.store, executor=DaskExecutor(connection.client), strategy=strategy,
-            scheduler=scheduler, recovered=recovered, budget=record.budget,
-            parallel=parallel, scale=connection.scale, on_change=self._notify, on_end=self._ended,
-        )
+        lease = DriverLease.take(self.store.path.parent, self.experiment_id, driver_id(), self.name)
+        try:
+            connection = connect(self.spec.resources, self.name, self._client, self._namespace)
+            self._close_cluster = connection.close
+            record = self.record
+            parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
+            strategy, scheduler = make_strategy(self.spec, record.budget), make_scheduler(self.spec)
+            recovered = recover(self.store, record, strategy, scheduler)
+            self.store.clear_stop(self.experiment_id)
+            self.store.update_experiment(self.experiment_id, driver=driver_id())
+            executor = DaskExecutor(connection.client, restart_worker=connection.restart_worker)
+            self._driver = Driver(
+                objective=self._objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
+                store=self.store, executor=executor, strategy=strategy, scheduler=scheduler,
+                recovered=recovered, budget=record.budget, parallel=parallel, scale=connection.scale,
+                lease=lease, on_change=self._notify, on_end=self._ended,
+            )
+        except BaseException:
+            lease.release()
+            raise
         self._driver.start()
 
     def _ended(self) -> None:
@@ -297,7 +310,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     parsed = _parse(spec, spec_fields)
     check_picklable(objective)
     check_local_fits(parsed.resources)
-    name = str(name or parsed.name or getattr(objective, "__name__", "search"))
+    name = _search_name(name, parsed, objective)
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:
         return _resume(opened, name, objective, client, namespace)
@@ -310,6 +323,16 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     handle._objective, handle._client, handle._namespace = objective, client, namespace
     handle._start()
     return handle
+
+
+def _search_name(name: str | None, parsed: ExperimentSpec, objective: Callable[..., Any]) -> str:
+    """The name given (checked by the spec's one name rule), the spec's, or the objective's."""
+    if name is not None:
+        return check_experiment_name(name, "name")
+    if parsed.name:
+        return parsed.name
+    named = getattr(objective, "__name__", "")
+    return named if experiment_name_problem(named) is None else "search"
 
 
 def _source_text(spec: object) -> str | None:
@@ -341,8 +364,6 @@ def resume(name: str, objective: Callable[..., Any], *, store: StoreLike = None,
 def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Client | None,
             namespace: Mapping[str, Any] | None) -> Search:
     record = opened.experiment(name)
-    if record.state == "RUNNING" and _driver_alive(record) and record.driver != driver_id():
-        raise HpnbError(f"search {name!r} is still running in another process ({record.driver})")
     handle = Search(opened, record, parse_spec(record.spec))
     handle._objective, handle._client, handle._namespace = objective, client, namespace
     handle._start()

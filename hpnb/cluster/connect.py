@@ -202,21 +202,26 @@ class Connection:
         client: the Dask client trials are submitted through.
         close: closes a cluster created for this search alone (Kubernetes), else None.
         scale: grows or shrinks the cluster to a number of workers, where hpnb may.
+        restart_worker: restarts one worker (by address) of a cluster hpnb started, to free a
+            thread that a trial holds after it was asked to stop; None on the user's clusters.
     """
 
     client: Client
     close: Callable[[], None] | None = None
     scale: Callable[[int], None] | None = None
+    restart_worker: Callable[[str], None] | None = None
 
 
 def connect(resources: Resources, name: str, client: Client | None = None,
             namespace: Mapping[str, Any] | None = None) -> Connection:
     """The connection a search called ``name`` with ``resources`` runs its trials through."""
     if client is not None:
-        return Connection(client)
+        own = any(client is local for local in _local.values())  # a local cluster hpnb started
+        return Connection(client, restart_worker=restarter(client) if own else None)
     cluster = resources.cluster
     if cluster == "local":
-        return Connection(local_client(resources))
+        local = local_client(resources)
+        return Connection(local, restart_worker=restarter(local))
     if "://" in cluster:
         return Connection(address_client(cluster))
     if cluster == "kubernetes":
@@ -225,8 +230,29 @@ def connect(resources: Resources, name: str, client: Client | None = None,
 
         backend = KubernetesBackend(resources, cluster_name_for(name))
         started = backend.start()
-        return Connection(started, close=backend.close, scale=backend.scale)
+        return Connection(started, close=backend.close, scale=backend.scale,
+                          restart_worker=restarter(started))
     if namespace is None or cluster not in namespace:
         raise ClusterError(f"resources.cluster: no Client or cluster named {cluster!r} in the notebook; "
                            "allowed: local, kubernetes, tcp://host:port, or a name defined in the notebook")
     return Connection(client_from_object(namespace[cluster], cluster))
+
+
+def restarter(client: Client) -> Callable[[str], None]:
+    """Restarts a worker of ``client``'s cluster at once: its nanny kills the worker process
+    (a thread stuck in user code never lets it close gracefully) and starts a new one."""
+
+    def restart(address: str) -> None:
+        try:
+            client.run(_kill_worker_process, workers=[address], nanny=True)
+        except Exception:  # no nanny reachable: ask the scheduler (slower, graceful first)
+            client.restart_workers([address], raise_for_error=False)
+
+    return restart
+
+
+def _kill_worker_process(dask_worker: Any) -> None:
+    """Run on a nanny: SIGKILL its worker process; the nanny then starts a fresh one."""
+    import signal
+
+    os.kill(dask_worker.process.process.pid, signal.SIGKILL)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import threading
 import time
 import uuid
@@ -23,7 +24,10 @@ from distributed import Client, Event, Future, get_client, get_worker
 
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.objective import TrialTask, run_trial
+from hpnb.runner.stuck_threads import StuckThreads
 from hpnb.runner.trial_context import TrialChannel
+
+log = logging.getLogger("hpnb")
 
 #: seconds the driver waits for an outcome message before fetching the task's result itself.
 OUTCOME_GRACE = 5.0
@@ -31,10 +35,30 @@ OUTCOME_GRACE = 5.0
 MEMORY_REPORT_GRACE = 1.0
 #: the topic Dask's nannies report memory-limit restarts on.
 MEMORY_RESTART_TOPIC = "worker-restart-memory"
+#: the status of an attempt the scheduler ran a second time by itself (see :func:`_claim`).
+RERUN = "rerun"
+#: why such an attempt counts as lost.
+RERUN_REASON = ("the worker running this trial died (the scheduler started it again from the beginning; "
+                "hpnb retries it from its latest checkpoint instead)")
 
 
-def _stop_event_name(topic: str, trial_id: int, attempt: int) -> str:
-    return f"{topic}-stop-{trial_id}-{attempt}"
+def _event_name(topic: str, kind: str, trial_id: int, attempt: int) -> str:
+    return f"{topic}-{kind}-{trial_id}-{attempt}"
+
+
+def _claim(topic: str, task: TrialTask) -> bool:
+    """Mark this attempt as begun; False when it had begun before.
+
+    A scheduler whose ``allowed-failures`` is above 0 runs a task again by itself when
+    its worker dies, from the same arguments, so from step 0 and without the trial's
+    latest checkpoint. Such a re-run ends at once; the driver then retries the trial
+    from its checkpoint, as for any lost worker.
+    """
+    claim = Event(_event_name(topic, "begun", task.trial_id, task.attempt), client=get_client())
+    if claim.is_set():
+        return False
+    claim.set()
+    return True
 
 
 #: objectives a worker has unpickled, by token (a few searches at once at most).
@@ -54,15 +78,19 @@ def _objective(token: str, blob: bytes) -> Callable[..., Any]:
 
 def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict[str, Any]:
     """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
-    objective = _objective(token, blob)
     worker = get_worker()
     key = {"trial": task.trial_id, "attempt": task.attempt}
+    if not _claim(topic, task):
+        rerun = {"status": RERUN, "worker": worker.address}
+        worker.log_event(topic, {**key, "outcome": rerun})
+        return rerun
+    objective = _objective(token, blob)
     worker.log_event(topic, {**key, "started": time.time(), "worker": worker.address})
     stop_event: list[Event] = []
 
     def should_stop() -> bool:
         if not stop_event:
-            name = _stop_event_name(topic, task.trial_id, task.attempt)
+            name = _event_name(topic, "stop", task.trial_id, task.attempt)
             stop_event.append(Event(name, client=get_client()))
         return bool(stop_event[0].is_set())
 
@@ -77,14 +105,22 @@ def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict
 class DaskExecutor(Executor):
     """Runs trials as Dask tasks on ``client``'s cluster.
 
+    ``restart_worker`` (for clusters hpnb started) restarts a worker whose trial thread
+    does not return after a stop; without it, that thread's slot is written off until
+    the thread returns.
+
     Example:
         >>> from distributed import Client, LocalCluster  # doctest: +SKIP
         >>> executor = DaskExecutor(Client(LocalCluster(n_workers=2)))  # doctest: +SKIP
     """
 
-    def __init__(self, client: Client, topic: str | None = None) -> None:
+    def __init__(self, client: Client, topic: str | None = None,
+                 restart_worker: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.client = client
+        self._restart_worker = restart_worker
+        self._stuck = StuckThreads.of(client)
+        self._allowed_workers: list[str] | None = None
         self.topic = topic or f"hpnb-{uuid.uuid4().hex[:12]}"
         self._futures: dict[tuple[int, int], Future] = {}
         self._workers: dict[tuple[int, int], str] = {}
@@ -104,15 +140,23 @@ class DaskExecutor(Executor):
         elif "outcome" in message:
             with self._lock:
                 self._settled.add(key)
-            outcome = message["outcome"]
-            self.sink(AttemptDone(*key, outcome, worker=outcome.get("worker")))
+            self._stuck.discard(self._key(*key))  # a thread written off has returned
+            self.sink(attempt_done(*key, message["outcome"]))
         else:
             self.sink(ResultBatch(*key, message["rows"]))
 
     def capacity(self) -> int:
+        """Worker threads, less those held by abandoned trials (see :class:`StuckThreads`)."""
         info = self.client.scheduler_info(n_workers=-1)
-        workers = info.get("workers", {})
-        return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+        threads = {address: int(w.get("nthreads", 1)) for address, w in info.get("workers", {}).items()}
+        self._stuck.refresh()
+        stuck = self._stuck.per_worker()
+        free = {address: n - stuck.get(address, 0) for address, n in threads.items()}
+        self._allowed_workers = [a for a, n in free.items() if n > 0] if stuck else None
+        return max(1, sum(max(0, n) for n in free.values()))
+
+    def _key(self, trial_id: int, attempt: int) -> str:
+        return f"{self.topic}-trial-{trial_id}-{attempt}"
 
     def _pickled(self, objective: Callable[..., Any]) -> tuple[str, bytes]:
         # cloudpickle, always: Dask would pickle some callables (a functools.partial) by
@@ -123,9 +167,12 @@ class DaskExecutor(Executor):
         return self._pickled_objective[1], self._pickled_objective[2]
 
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
-        key = f"{self.topic}-trial-{task.trial_id}-{task.attempt}"
+        key = self._key(task.trial_id, task.attempt)
         token, blob = self._pickled(objective)
-        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False)
+        # keep new trials off threads that abandoned trials still hold
+        placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
+        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False,
+                                    **placement)
         with self._lock:
             self._futures[(task.trial_id, task.attempt)] = future
         future.add_done_callback(lambda f: self._on_done(task, f))
@@ -150,7 +197,7 @@ class DaskExecutor(Executor):
         except Exception as exc:  # the worker holding the result died since
             self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=describe_loss(exc)))
             return
-        self.sink(AttemptDone(task.trial_id, task.attempt, outcome, worker=outcome.get("worker")))
+        self.sink(attempt_done(task.trial_id, task.attempt, outcome))
 
     def _lost_reason(self, key: tuple[int, int], future: Future) -> str:
         worker = self._workers.get(key)
@@ -171,13 +218,41 @@ class DaskExecutor(Executor):
             time.sleep(0.01)
 
     def stop(self, trial_id: int, attempt: int) -> None:
-        Event(_stop_event_name(self.topic, trial_id, attempt), client=self.client).set()
+        Event(_event_name(self.topic, "stop", trial_id, attempt), client=self.client).set()
 
     def cancel(self, trial_id: int, attempt: int) -> None:
         with self._lock:
             future = self._futures.get((trial_id, attempt))
         if future is not None:
             future.cancel()
+
+    def abandon(self, trial_id: int, attempt: int) -> str | None:
+        with self._lock:
+            worker = self._workers.get((trial_id, attempt))
+        self.cancel(trial_id, attempt)
+        if worker is None:
+            return None
+        if self._restart_worker is not None:
+            threading.Thread(target=self._restart, args=(worker,), daemon=True,
+                             name="hpnb-restart-worker").start()
+            return (f"trial {trial_id} did not return after it was asked to stop: its worker {worker} "
+                    "is restarted")
+        self._stuck.add(self._key(trial_id, attempt), worker)
+        self._allowed_workers = None  # recomputed at the next capacity check
+        return (f"trial {trial_id} did not return after it was asked to stop: worker {worker} holds its "
+                "stuck thread, and that slot is not used until the thread returns (restart the worker "
+                "to free it)")
+
+    def _restart(self, worker: str) -> None:
+        assert self._restart_worker is not None
+        try:
+            self._restart_worker(worker)
+        except Exception as exc:  # the worker may be gone already
+            log.warning("hpnb could not restart worker %s: %s", worker, exc)
+
+    def stuck_workers(self) -> list[str]:
+        """Workers holding a thread of an abandoned attempt that has not returned."""
+        return sorted(self._stuck.per_worker())
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # the client may already be closed
@@ -209,6 +284,13 @@ class MemoryRestarts:
     def _on_report(self, event: tuple[float, dict[str, Any]]) -> None:
         report = event[1]
         self.reports[str(report.get("worker"))] = dict(report)
+
+
+def attempt_done(trial_id: int, attempt: int, outcome: dict[str, Any]) -> AttemptDone:
+    """The event for an attempt's outcome; a scheduler's re-run counts as a lost attempt."""
+    if outcome.get("status") == RERUN:
+        return AttemptDone(trial_id, attempt, None, worker=outcome.get("worker"), reason=RERUN_REASON)
+    return AttemptDone(trial_id, attempt, outcome, worker=outcome.get("worker"))
 
 
 def describe_loss(exc: BaseException | None) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from hpnb.core.schedulers.base import Decision, Scheduler
 from hpnb.core.spec import ExperimentSpec
+from hpnb.core.spec_values import describe_duration
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.strategies.pbt_exploit import Exploit
@@ -26,6 +27,7 @@ from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.controls import Command, DriverControls
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
+from hpnb.runner.lease import DriverLease
 from hpnb.runner.objective import TrialTask, target_problem
 from hpnb.runner.recovery import Recovered
 from hpnb.runner.store_writer import StoreWriter
@@ -33,8 +35,10 @@ from hpnb.runner.trial_runtime import TrialRuntime, better, finite
 
 log = logging.getLogger("hpnb")
 
-#: seconds a stop request may go unanswered before the attempt is cancelled.
+#: seconds a stop request may go unanswered before the attempt is abandoned.
 STOP_GRACE = 3.0
+#: the same after a time limit: a trial that reports learns of a stop within 0.2 s.
+TIMEOUT_GRACE = 1.0
 #: seconds to wait for report batches still in flight when an attempt returns.
 LATE_BATCH_GRACE = 5.0
 #: the stop reason of a trial that used its whole per-trial budget: it ends COMPLETED.
@@ -64,7 +68,7 @@ class Driver(DriverControls, threading.Thread):
     def __init__(self, *, objective: Callable[..., Any], spec: ExperimentSpec, experiment_id: int,
                  name: str, store: Store, executor: Executor, strategy: Strategy, scheduler: Scheduler,
                  recovered: Recovered, budget: int, parallel: int | None,
-                 scale: Callable[[int], None] | None = None,
+                 scale: Callable[[int], None] | None = None, lease: DriverLease | None = None,
                  on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None
                  ) -> None:
         super().__init__(name=f"hpnb-driver-{name}", daemon=True)
@@ -77,6 +81,10 @@ class Driver(DriverControls, threading.Thread):
         self.checkpoints = CheckpointFiles(store.path.parent / "checkpoints", experiment_id)
         self.on_end = on_end
         self.scale = scale
+        self.lease = lease
+        #: set once the driver has stored its final state and let go of the search
+        self.ended = threading.Event()
+        self.deadline = None if spec.timeout is None else time.monotonic() + spec.timeout
         self.running: dict[int, TrialRuntime] = {}
         self.waiting: dict[int, tuple[AttemptDone, float]] = {}
         self.requeue: list[TrialRuntime] = list(recovered.requeue)
@@ -108,6 +116,7 @@ class Driver(DriverControls, threading.Thread):
                 self._handle(self._next_message())
                 self._drain()
                 self._expire()
+                self._check_time_limits()
                 self._check_capacity()
                 if time.monotonic() >= next_store_poll:
                     next_store_poll = time.monotonic() + STORE_STOP_POLL
@@ -221,6 +230,7 @@ class Driver(DriverControls, threading.Thread):
         if runtime is None or started.attempt != runtime.attempt:
             return
         runtime.attempt_started = True
+        runtime.attempt_began = time.monotonic()
         if not runtime.started:
             runtime.start, runtime.started = started.time, True
         self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, worker=started.worker)
@@ -252,7 +262,14 @@ class Driver(DriverControls, threading.Thread):
     def _keep_checkpoint(self, runtime: TrialRuntime, step: int | None, blob: bytes) -> None:
         runtime.checkpoint = blob
         runtime.checkpoint_step = step
-        self.writer.checkpoint(runtime.trial_id, step, self.checkpoints.write(runtime.trial_id, blob))
+        ref = self.checkpoints.write(runtime.trial_id, blob)
+        if ref is not None:
+            self.writer.checkpoint(runtime.trial_id, step, ref)
+        elif self.checkpoints.last_error != runtime.checkpoint_error:
+            # kept in memory for retries and exploits, but not for a resume: say so once per trial
+            runtime.checkpoint_error = self.checkpoints.last_error
+            self.writer.event("checkpoint_failed", {"trial": runtime.trial_id, "step": step,
+                                                    "error": runtime.checkpoint_error})
 
     def _judge(self, runtime: TrialRuntime, step: int, value: float, checkpointed: bool) -> bool:
         """Let the strategy and the early-stopping rule see one result; True after an exploit."""
@@ -325,12 +342,42 @@ class Driver(DriverControls, threading.Thread):
                 del self.waiting[trial_id]
                 self._settle(runtime, done)
         for runtime in list(self.running.values()):
-            if runtime.stop_sent_at is not None and now - runtime.stop_sent_at > STOP_GRACE:
+            grace = STOP_GRACE if runtime.timed_out is None else TIMEOUT_GRACE
+            if runtime.stop_sent_at is not None and now - runtime.stop_sent_at > grace:
                 runtime.stop_sent_at = None
-                self.executor.cancel(runtime.trial_id, runtime.attempt)
+                self._abandon(runtime)
+
+    def _abandon(self, runtime: TrialRuntime) -> None:
+        """Give up on an attempt that did not answer its stop request in time."""
+        what = self.executor.abandon(runtime.trial_id, runtime.attempt)
+        if what is not None:
+            self.writer.event("abandoned", {"trial": runtime.trial_id, "attempt": runtime.attempt,
+                                            "what": what})
+            stuck = self.executor.stuck_workers()
+            if stuck:
+                self.public.message = what
+                self.writer.experiment(message=what)
+
+    def _check_time_limits(self) -> None:
+        """The search's ``timeout`` and each trial's ``trial_timeout``."""
+        now = time.monotonic()
+        if self.deadline is not None and now >= self.deadline and not self.stopping:
+            limit = describe_duration(self.spec.timeout or 0.0)
+            self._stop_all(f"the search reached its time limit (timeout: {limit})")
+        trial_limit = self.spec.trial_timeout
+        if trial_limit is None:
+            return
+        for runtime in self.running.values():
+            began = runtime.attempt_began
+            if began is not None and runtime.stop_reason is None and now - began > trial_limit:
+                runtime.timed_out = f"ran longer than {describe_duration(trial_limit)} (trial_timeout)"
+                self._request_stop(runtime, runtime.timed_out)
 
     def _settle(self, runtime: TrialRuntime, done: AttemptDone) -> None:
         """Turn an ended attempt into a final trial state, or a retry."""
+        if runtime.timed_out is not None and (done.outcome is None or done.outcome.get("status") != "ok"):
+            self._settle_timeout(runtime, runtime.timed_out, done.worker)
+            return
         if done.outcome is None:
             if not runtime.attempt_started and not self.stopping and runtime.lost_queued < MAX_LOST_QUEUED:
                 # lost while queued behind another trial on a worker that died: not its failure
@@ -357,8 +404,16 @@ class Driver(DriverControls, threading.Thread):
             state = TrialState.FAILED if problem else TrialState.COMPLETED
             self._end(runtime, state, metrics, problem, done.worker)
 
+    def _settle_timeout(self, runtime: TrialRuntime, reason: str, worker: str | None) -> None:
+        if runtime.retries < self.spec.retries and not self.stopping:
+            self._retry(runtime, reason)
+        else:
+            self._end(runtime, TrialState.FAILED, runtime.metrics,
+                      f"{reason} (after {runtime.retries} retries)", worker)
+
     def _retry(self, runtime: TrialRuntime, reason: str) -> None:
         del self.running[runtime.trial_id]
+        runtime.stop_reason = runtime.timed_out = runtime.stop_sent_at = None
         runtime.retries += 1
         runtime.new_attempt(skip_through_step=runtime.last_stored_step)
         self.writer.event("retry", {"trial": runtime.trial_id, "reason": reason, "attempt": runtime.attempt,
@@ -399,17 +454,39 @@ class Driver(DriverControls, threading.Thread):
     def _final_state(self) -> tuple[str, str | None]:
         if self.stopping:
             return self.stopping, self.public.message
-        return "COMPLETED", None
+        self.writer.flush()
+        trials = self.store.trials(self.experiment_id)
+        failed = [t for t in trials if t.state == TrialState.FAILED.value]
+        if failed and len(failed) == len(trials):
+            first = min(failed, key=lambda t: t.trial_id)
+            return "FAILED", f"every trial failed ({len(failed)}); the first error was:\n{first.error}"
+        return "COMPLETED", self.public.message
 
     def _finish(self, state: str, message: str | None) -> None:
         self.public.state = state
         self.public.message = message
         try:
+            self._release_unfinished()
             self.writer.experiment(state=state, message=message)
             self.writer.flush()
         except Exception:
             log.exception("hpnb could not record the end of search %s", self.name)
         finally:
-            self.executor.close()
-            self.on_end()
+            try:
+                self.executor.close()
+                if self.lease is not None:
+                    self.lease.release()
+            finally:
+                self.ended.set()
+                self.on_end()
+
+    def _release_unfinished(self) -> None:
+        """Trials still running when the loop ends (it failed) go back to PENDING: a resume
+        runs them again from their checkpoints; none is left RUNNING by a driver that ended."""
+        for runtime in list(self.running.values()) + self.requeue:
+            if runtime.attempt_started:
+                self.executor.stop(runtime.trial_id, runtime.attempt)
+            self.executor.cancel(runtime.trial_id, runtime.attempt)
+            self.writer.trial(runtime.trial_id, state=TrialState.PENDING.value, retries=runtime.retries)
+        self.running.clear()
 

@@ -74,7 +74,21 @@ class Executor(ABC):
         """Ask an attempt to stop (it learns it at its next report)."""
 
     def cancel(self, trial_id: int, attempt: int) -> None:
-        """Give up on an attempt that does not answer a stop request."""
+        """Take back an attempt that has not started (or no longer matters)."""
+
+    def abandon(self, trial_id: int, attempt: int) -> str | None:
+        """Give up on a started attempt that does not answer a stop request.
+
+        Its thread cannot be interrupted: the executor frees the slot it holds where
+        it can (restarting the worker) or writes the slot off. Returns what it did, in
+        words, for the search's message (None when there was nothing to do).
+        """
+        self.cancel(trial_id, attempt)
+        return None
+
+    def stuck_workers(self) -> list[str]:
+        """Workers holding threads of abandoned attempts that have not returned."""
+        return []
 
     def close(self) -> None:
         """Release what the executor holds (never a cluster it did not create)."""

@@ -26,6 +26,9 @@ class TrialRuntime:
     start: float = field(default_factory=time.time)
     started: bool = False
     attempt_started: bool = False
+    attempt_began: float | None = None
+    timed_out: str | None = None
+    checkpoint_error: str | None = None
     lost_queued: int = 0
     checkpoint: bytes | None = None
     checkpoint_step: int | None = None
@@ -52,6 +55,7 @@ class TrialRuntime:
         """
         self.attempt += 1
         self.attempt_started = False
+        self.attempt_began = None
         self.seq_base = self.last_stored_seq
         self.received_seq = 0
         self.skip_through_step = skip_through_step
