@@ -28,6 +28,8 @@ def add_parser(subparsers: Any) -> None:
     run.add_argument("--overwrite", action="store_true", help="replace a stored search of the same name")
     run.add_argument("--trials", type=int, help="override trials")
     run.add_argument("--parallel", type=int, help="override parallel")
+    run.add_argument("--timeout", metavar="DURATION", help="time limit of the search, e.g. 90s, 30m, 2h")
+    run.add_argument("--trial-timeout", metavar="DURATION", help="time limit of each trial, e.g. 5m")
     run.set_defaults(func=run_command)
     resume = subparsers.add_parser("resume", help="continue a stored search",
                                    description="Continue a stored search: finished trials stay, "
@@ -85,36 +87,43 @@ def _module_from_file(path: Path) -> Any:
 
 
 def follow(search: Any, quiet: bool = False) -> int:
-    """Print progress until ``search`` ends, then the leaderboard; exit 0 unless it FAILED."""
+    """Print progress until ``search`` ends, then the leaderboard; exit 0 unless it FAILED.
+
+    Ctrl-C or SIGTERM stops the search cleanly (exit 130 or 143); see :mod:`hpnb.cli.interrupts`.
+    """
+    from hpnb.cli.interrupts import sigterm_as_interrupt, stop_after_interrupt
     from hpnb.cli.progress import ProgressPrinter
     from hpnb.cli.show import failure_lines, leaderboard_lines
 
     printer = None if quiet else ProgressPrinter()
-    try:
-        while search.is_live:
-            search.wait(0.25)
-            if printer is not None:
-                printer.update(search.record, search.store.trials(search.experiment_id))
-    except KeyboardInterrupt:
-        search.stop()
-        search.wait()
+    interrupted: int | None = None
+    with sigterm_as_interrupt():
+        try:
+            while search.is_live:
+                search.wait(0.25)
+                if printer is not None:
+                    printer.update(search.record, search.store.trials(search.experiment_id))
+        except KeyboardInterrupt as interrupt:
+            interrupted = stop_after_interrupt(search, interrupt)
     if printer is not None:
         printer.update(search.record, search.store.trials(search.experiment_id), final=True)
     print(f"search {search.name!r}: {search.state}" + (f" ({search.message})" if search.message else ""))
     record, trials = search.record, search.store.trials(search.experiment_id)
     for line in leaderboard_lines(record, trials) + failure_lines(trials):
         print(line)
+    if interrupted is not None:
+        return interrupted
     return 1 if search.state == "FAILED" else 0
 
 
 def run_command(args: argparse.Namespace) -> int:
     from hpnb.api import search
+    from hpnb.core.spec_file import read_spec_file
 
-    try:
-        text = Path(args.spec).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise HpnbError(f"cannot read the spec {args.spec}: {exc}") from exc
-    overrides = {k: v for k, v in (("trials", args.trials), ("parallel", args.parallel)) if v is not None}
+    text = read_spec_file(args.spec)
+    given = {"trials": args.trials, "parallel": args.parallel, "timeout": args.timeout,
+             "trial_timeout": args.trial_timeout}
+    overrides = {key: value for key, value in given.items() if value is not None}
     objective = load_objective(args.objective)
     handle = search(objective, text, name=args.name, store=args.store, overwrite=args.overwrite, **overrides)
     return follow(handle, args.quiet)

@@ -51,6 +51,8 @@ class HpsearchMagics(Magics):
     @argument("--trials", type=int, help="total number of trials (overrides the body's trials)")
     @argument("--parallel", type=int, help="trials at once (overrides the body's parallel)")
     @argument("--strategy", help="search strategy (overrides the body's strategy)")
+    @argument("--timeout", metavar="DURATION",
+              help="time limit of the whole search, e.g. 90s, 30m, 2h (overrides the body's timeout)")
     @argument("--dry-run", action="store_true",
               help="validate, print the plan and the cluster that would be used; run nothing")
     @argument("--wait", action="store_true", help="block until the search ends (scripts, tested notebooks)")
@@ -80,7 +82,8 @@ class HpsearchMagics(Magics):
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    fields = {"name": args.name, "trials": args.trials, "parallel": args.parallel, "strategy": args.strategy}
+    fields = {"name": args.name, "trials": args.trials, "parallel": args.parallel, "strategy": args.strategy,
+              "timeout": args.timeout}
     return {key: value for key, value in fields.items() if value is not None}
 
 
