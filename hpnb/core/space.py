@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
@@ -30,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from hpnb.core.errors import SpecError
 from hpnb.core.spec_values import MAX_STEPS
@@ -40,12 +40,25 @@ DISTRIBUTIONS: tuple[str, ...] = ("uniform", "logUniform", "normal", "logNormal"
 DEFAULT_GRID_CAP = 100_000
 # Keeps inverse CDFs finite for unbounded normal parameters.
 _UNIT_EPS = 1e-12
-# The reach of a normal draw, in sigmas: |ndtri(_UNIT_EPS)| is about 7.03.
+# The reach of a normal draw, in sigmas: |_ndtri(_UNIT_EPS)| is about 7.03.
 _SIGMAS = 8.0
 # The log of the largest and of the smallest positive normal double.
 _LOG_MAX, _LOG_MIN = math.log(sys.float_info.max), math.log(sys.float_info.min)
 # (spec key, attribute) of the numbers of a FloatParameter.
 _NUMBER_FIELDS = (("min", "low"), ("max", "high"), ("mu", "mu"), ("sigma", "sigma"), ("step", "step"))
+
+
+_STANDARD_NORMAL = statistics.NormalDist()
+
+
+def _ndtr(x: float) -> float:
+    """The standard normal CDF (stdlib only: importing scipy would cost every command ~0.5 s)."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def _ndtri(p: float) -> float:
+    """The inverse of :func:`_ndtr`, for 0 < p < 1."""
+    return _STANDARD_NORMAL.inv_cdf(p)
 
 
 def _path(name: str, attr: str) -> str:
@@ -192,7 +205,9 @@ class FloatParameter(Parameter):
             return
         if not self.step > 0:
             raise SpecError(_path(self.name, "step"), "must be greater than 0", value=self.step)
-        if self.low is not None and self.high is not None and self.step > self.high - self.low:
+        # a step of exactly the range, computed in floats (width / 1), may exceed max - min by a few ulps
+        if self.low is not None and self.high is not None and \
+                self.step > self.high - self.low + 4 * math.ulp(max(abs(self.low), abs(self.high))):
             raise SpecError(_path(self.name, "step"), "is larger than the range",
                             value=self.step, allowed=f"at most {self.high - self.low:g}")
         lo, hi = (self._unwarp(x) for x in self._reach())
@@ -223,8 +238,8 @@ class FloatParameter(Parameter):
         """Standard-normal CDF at the truncation bounds (normal families only)."""
         assert self.mu is not None and self.sigma is not None
         lo, hi = self._warped_bounds()
-        a = 0.0 if lo is None else float(ndtr((lo - self.mu) / self.sigma))
-        b = 1.0 if hi is None else float(ndtr((hi - self.mu) / self.sigma))
+        a = 0.0 if lo is None else _ndtr((lo - self.mu) / self.sigma)
+        b = 1.0 if hi is None else _ndtr((hi - self.mu) / self.sigma)
         return a, b
 
     def _continuous_from_unit(self, u: float) -> float:
@@ -236,7 +251,7 @@ class FloatParameter(Parameter):
         assert self.mu is not None and self.sigma is not None
         a, b = self._cdf_bounds()
         p = min(max(a + u * (b - a), _UNIT_EPS), 1.0 - _UNIT_EPS)
-        x = self.mu + self.sigma * float(ndtri(p))
+        x = self.mu + self.sigma * _ndtri(p)
         lo, hi = self._warped_bounds()
         x = x if lo is None else max(x, lo)
         x = x if hi is None else min(x, hi)
@@ -266,7 +281,7 @@ class FloatParameter(Parameter):
             return min(max((x - lo) / (hi - lo), 0.0), 1.0)
         assert self.mu is not None and self.sigma is not None
         a, b = self._cdf_bounds()
-        p = float(ndtr((x - self.mu) / self.sigma))
+        p = _ndtr((x - self.mu) / self.sigma)
         return min(max((p - a) / (b - a), 0.0), 1.0)
 
     def contains(self, value: Any) -> bool:

@@ -24,6 +24,9 @@ from hpnb.core.errors import SpecError, closest
 
 #: the largest spec text, in bytes of UTF-8, read before any parsing.
 MAX_SPEC_BYTES = 1024 * 1024
+#: the most YAML separators (``,`` ``:`` ``-`` ``?`` ``[`` ``{`` and line breaks) in a spec text,
+#: counted before parsing: it bounds the number of YAML values, and so the parsing time.
+MAX_SPEC_SEPARATORS = 50_000
 #: the most parameters a spec may declare.
 MAX_PARAMETERS = 1_000
 #: the most values one categorical (or discrete) parameter may list.
@@ -32,6 +35,8 @@ MAX_CATEGORICAL_VALUES = 10_000
 MAX_TRIALS = 1_000_000
 #: the largest grid ``cap`` a spec may set.
 MAX_GRID_CAP = MAX_TRIALS
+#: the largest population of differential evolution (it is drawn up front).
+MAX_POPULATION = 10_000
 #: the most trials that may run at once (``parallel``).
 MAX_PARALLEL = 10_000
 #: the most retries of one trial (``retries``).

@@ -137,6 +137,9 @@ def load_yaml(text: str) -> tuple[Any, LineTable]:
                         line=None if mark is None else mark.line + 1) from None
     except yaml.YAMLError as err:
         raise SpecError("", f"YAML error: {err}") from None
+    except RecursionError:
+        raise SpecError("", "the YAML document is nested too deeply",
+                        allowed="a few levels of nesting") from None
     finally:
         loader.dispose()
 

@@ -13,10 +13,13 @@ def _path(option: str) -> str:
     return f"strategy.{option}"
 
 
-def check_int(option: str, value: Any, minimum: int) -> int:
-    """``value`` as an integer of at least ``minimum``."""
+def check_int(option: str, value: Any, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an integer from ``minimum`` to ``maximum``."""
+    allowed = f"an integer >= {minimum}" + ("" if maximum is None else f", at most {maximum:,}")
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SpecError(_path(option), "must be an integer", value=value, allowed=f"an integer >= {minimum}")
+        raise SpecError(_path(option), "must be an integer", value=value, allowed=allowed)
+    if maximum is not None and value > maximum:
+        raise SpecError(_path(option), f"is more than the limit of {maximum:,}", value=value, allowed=allowed)
     return int(value)
 
 

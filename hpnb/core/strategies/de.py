@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from hpnb.core.space import SearchSpace
+from hpnb.core.spec_values import MAX_POPULATION
 from hpnb.core.strategies._options import check_choice, check_int, check_number_or_interval
 from hpnb.core.strategies.base import Mode, Strategy, restore_rng, rng_state
 from hpnb.core.strategies.sobol import draw, scrambled_engine
@@ -74,7 +75,8 @@ class DifferentialEvolutionStrategy(Strategy):
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         default = default_population(space.dimension, budget)
-        self.population = check_int("population", options.get("population", default), MIN_POPULATION)
+        self.population = check_int("population", options.get("population", default), MIN_POPULATION,
+                                    MAX_POPULATION)
         self.mutation = check_number_or_interval("mutation", options.get("mutation", [0.5, 1.0]), 0.0, 2.0)
         self.crossover = check_number_or_interval("crossover", options.get("crossover", 0.7), 0.0, 1.0)[0]
         self.variant = check_choice("variant", options.get("variant", "best/1"), VARIANTS)

@@ -40,10 +40,7 @@ class GridStrategy(SequenceStrategy):
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         self.shuffle = check_bool("shuffle", options.get("shuffle", False))
-        cap = check_int("cap", options.get("cap", DEFAULT_GRID_CAP), 1)
-        if cap > MAX_GRID_CAP:
-            raise SpecError("strategy.cap", f"is more than the limit of {MAX_GRID_CAP:,} points "
-                            "(MAX_GRID_CAP)", value=cap, allowed=f"an integer from 1 to {MAX_GRID_CAP:,}")
+        cap = check_int("cap", options.get("cap", DEFAULT_GRID_CAP), 1, MAX_GRID_CAP)
         self._size = space.grid_size()
         if self._size > cap:
             raise SpecError("strategy", f"the grid has {self._size:,} points, more than the cap of {cap:,}",
