@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.errors import SpecError
+from hpnb.core.spec_values import check_experiment_name
 from hpnb.core.store import codec
 from hpnb.core.store.errors import InvalidName, StoreError
 from hpnb.core.trial import TrialState
@@ -17,9 +18,6 @@ EXPERIMENT_STATES = ("CREATED", "RUNNING", "COMPLETED", "STOPPED", "FAILED", "IN
 TRIAL_STATES = tuple(state.value for state in TrialState)
 MODES = ("min", "max")
 
-_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
-
-
 def validate_name(name: object) -> str:
     """Return ``name`` if it is a valid experiment name, else raise :class:`InvalidName`.
 
@@ -27,11 +25,10 @@ def validate_name(name: object) -> str:
         >>> validate_name("mlp-lr.v2")
         'mlp-lr.v2'
     """
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise InvalidName(
-            f"experiment name {name!r} is not allowed; use 1 to 128 letters, digits, '-', '_' or '.'"
-        )
-    return name
+    try:
+        return check_experiment_name(name, "experiment name")  # the one name rule of hpnb
+    except SpecError as err:
+        raise InvalidName(str(err)) from None
 
 
 def validate_choice(value: object, allowed: tuple[str, ...], what: str) -> str:
