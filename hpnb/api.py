@@ -86,7 +86,7 @@ class Search:
 
     @property
     def message(self) -> str | None:
-        return self._driver.public.message if self._driver is not None else self.record.message
+        return self._driver.current_message() if self._driver is not None else self.record.message
 
     # -- control ----------------------------------------------------------------------
     def wait(self, timeout: float | None = None) -> Search:

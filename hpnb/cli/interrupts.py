@@ -64,3 +64,14 @@ def stop_after_interrupt(search: Any, interrupt: KeyboardInterrupt) -> int:
         print(f"exiting at once; search {search.name!r} can be resumed", file=sys.stderr, flush=True)
         os._exit(code)
     return code
+
+
+def close_local_clusters(code: int) -> None:
+    """Close the local clusters now rather than at exit, where an interrupt prints tracebacks;
+    an interrupt meanwhile exits at once with ``code``."""
+    from hpnb.cluster.connect import shutdown_local
+
+    try:
+        shutdown_local()
+    except KeyboardInterrupt:
+        os._exit(code)

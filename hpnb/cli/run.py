@@ -91,7 +91,7 @@ def follow(search: Any, quiet: bool = False) -> int:
 
     Ctrl-C or SIGTERM stops the search cleanly (exit 130 or 143); see :mod:`hpnb.cli.interrupts`.
     """
-    from hpnb.cli.interrupts import sigterm_as_interrupt, stop_after_interrupt
+    from hpnb.cli.interrupts import close_local_clusters, sigterm_as_interrupt, stop_after_interrupt
     from hpnb.cli.progress import ProgressPrinter
     from hpnb.cli.show import failure_lines, leaderboard_lines
 
@@ -111,9 +111,9 @@ def follow(search: Any, quiet: bool = False) -> int:
     record, trials = search.record, search.store.trials(search.experiment_id)
     for line in leaderboard_lines(record, trials) + failure_lines(trials):
         print(line)
-    if interrupted is not None:
-        return interrupted
-    return 1 if search.state == "FAILED" else 0
+    code = interrupted if interrupted is not None else (1 if search.state == "FAILED" else 0)
+    close_local_clusters(code)
+    return code
 
 
 def run_command(args: argparse.Namespace) -> int:

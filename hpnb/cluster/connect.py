@@ -24,6 +24,7 @@ from typing import Any
 from distributed import Client
 
 from hpnb.cluster.errors import ClusterError, MainGuardError
+from hpnb.cluster.worker_signals import IgnoreInterrupts
 from hpnb.core.resources import Resources
 
 _lock = threading.Lock()
@@ -125,7 +126,9 @@ def start_local(shape: LocalShape) -> Client:
         if unguarded is None:
             raise
         raise MainGuardError(unguarded) from exc
-    return Client(cluster, set_as_default=False)
+    client = Client(cluster, set_as_default=False)
+    client.register_plugin(IgnoreInterrupts())
+    return client
 
 
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__""")

@@ -102,6 +102,8 @@ class Driver(DriverControls, threading.Thread):
         self.exhausted = False
         self.failures_in_row = 0
         self.first_failure: str | None = None
+        #: what the search's message must keep saying whatever it ends with (stuck worker threads)
+        self.notes: list[str] = []
 
     # -- the loop ----------------------------------------------------------------------
     def run(self) -> None:
@@ -231,6 +233,7 @@ class Driver(DriverControls, threading.Thread):
             return
         runtime.attempt_started = True
         runtime.attempt_began = time.monotonic()
+        runtime.worker = started.worker
         if not runtime.started:
             runtime.start, runtime.started = started.time, True
         self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, worker=started.worker)
@@ -353,10 +356,9 @@ class Driver(DriverControls, threading.Thread):
         if what is not None:
             self.writer.event("abandoned", {"trial": runtime.trial_id, "attempt": runtime.attempt,
                                             "what": what})
-            stuck = self.executor.stuck_workers()
-            if stuck:
-                self.public.message = what
-                self.writer.experiment(message=what)
+            if self.executor.stuck_workers():
+                self.notes.append(what)
+                self.writer.experiment(message=self._message(self.public.message))
 
     def _check_time_limits(self) -> None:
         """The search's ``timeout`` and each trial's ``trial_timeout``."""
@@ -430,9 +432,10 @@ class Driver(DriverControls, threading.Thread):
         if value is not None and state is not TrialState.FAILED and (
                 runtime.best_value is None or better(value, runtime.best_value, self.spec.mode)):
             runtime.best_value = value
-        self.writer.trial(runtime.trial_id, state=state.value, end=time.time(), worker=worker, error=error,
-                          metrics=metrics, value=value, best=runtime.best_value, last_step=runtime.last_step,
-                          retries=runtime.retries, stop_reason=runtime.stop_reason)
+        self.writer.trial(runtime.trial_id, state=state.value, end=time.time(),
+                          worker=worker or runtime.worker, error=error, metrics=metrics, value=value,
+                          best=runtime.best_value, last_step=runtime.last_step, retries=runtime.retries,
+                          stop_reason=runtime.stop_reason)
         self.strategy.observe(runtime.trial_id, value, state)
         self.writer.pending_ids.discard(runtime.trial_id)
         self.scheduler.on_trial_end(runtime.trial_id, state)
@@ -451,7 +454,19 @@ class Driver(DriverControls, threading.Thread):
 
     # -- commands -----------------------------------------------------------------------
     # -- the end ------------------------------------------------------------------------
+    def current_message(self) -> str | None:
+        """The search's message as the handle shows it: the final one once ended, else the reason
+        it is stopping, with what it must keep saying (stuck worker threads)."""
+        return self.public.message if self.ended.is_set() else self._message(self.public.message)
+
+    def _message(self, main: str | None) -> str | None:
+        return "\n".join(part for part in (main, *self.notes) if part) or None
+
     def _final_state(self) -> tuple[str, str | None]:
+        state, message = self._outcome()
+        return state, self._message(message)
+
+    def _outcome(self) -> tuple[str, str | None]:
         if self.stopping:
             return self.stopping, self.public.message
         self.writer.flush()
@@ -460,7 +475,7 @@ class Driver(DriverControls, threading.Thread):
         if failed and len(failed) == len(trials):
             first = min(failed, key=lambda t: t.trial_id)
             return "FAILED", f"every trial failed ({len(failed)}); the first error was:\n{first.error}"
-        return "COMPLETED", self.public.message
+        return "COMPLETED", None
 
     def _finish(self, state: str, message: str | None) -> None:
         self.public.state = state

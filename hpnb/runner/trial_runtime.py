@@ -29,6 +29,7 @@ class TrialRuntime:
     attempt_began: float | None = None
     timed_out: str | None = None
     checkpoint_error: str | None = None
+    worker: str | None = None
     lost_queued: int = 0
     checkpoint: bytes | None = None
     checkpoint_step: int | None = None

@@ -77,6 +77,7 @@ class Header:
     best_value: float | None
     best_trial: int | None
     best_params: dict[str, Any] = field(default_factory=dict)
+    message: str | None = None
 
 
 def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: float) -> Header:
@@ -103,7 +104,7 @@ def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: flo
         completed=counts["COMPLETED"], failed=counts["FAILED"], stopped=counts["STOPPED"],
         elapsed=elapsed, eta=eta, best_value=None if best is None else score(best),
         best_trial=None if best is None else best.trial_id,
-        best_params={} if best is None else dict(best.params),
+        best_params={} if best is None else dict(best.params), message=experiment.message,
     )
 
 

@@ -34,7 +34,16 @@ def title_html(header: data.Header) -> str:
     goal = "min" if header.mode == "min" else "max"
     return (f"<b>{html.escape(header.name)}</b> &middot; {html.escape(header.strategy)} &middot; "
             f"{goal} {html.escape(header.metric)} &middot; "
-            f"<span style='color:{color};font-weight:bold'>{header.state}</span><br>{best}")
+            f"<span style='color:{color};font-weight:bold'>{header.state}</span><br>{best}"
+            f"{message_html(header.message)}")
+
+
+def message_html(message: str | None, lines: int = 3, width: int = 300) -> str:
+    """The first lines of the search's message (why it failed or stopped, stuck workers)."""
+    if not message:
+        return ""
+    shown = "\n".join(message.splitlines()[:lines])[:width]
+    return f"<br><span style='color:#8c564b'>{html.escape(shown).replace(chr(10), '<br>')}</span>"
 
 
 def counts_html(header: data.Header) -> str:
