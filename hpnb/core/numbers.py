@@ -41,7 +41,7 @@ def metric_number(name: str, value: Any) -> int | float | None:
         return value
     if kind is int:
         return value if -_INT_LIMIT <= value <= _INT_LIMIT else float(value)
-    if isinstance(value, (bool, str, bytes, complex, Mapping, list, tuple, set)) or kind.__name__ == "bool_":
+    if isinstance(value, (bool, str, bytes, complex, Mapping, list, tuple, set)) or kind.__name__ in ("bool_", "bool"):
         raise _refuse(name, value)
     if getattr(value, "ndim", 0) or getattr(value, "shape", ()) not in ((), None):
         raise _refuse(name, value, f" of shape {tuple(value.shape)}")
@@ -55,11 +55,17 @@ def _convert(name: str, value: Any) -> int | float:
             plain = item()
         except (TypeError, ValueError) as exc:
             raise _refuse(name, value) from exc
-        if type(plain) in (int, float) or (plain is not value and isinstance(plain, numbers.Real)):
+        if type(plain) in (int, float):
             return metric_number(name, plain)  # type: ignore[return-value]
+        if isinstance(plain, numbers.Real) or isinstance(value, numbers.Real):
+            return _as_float(name, plain)  # e.g. numpy's longdouble, whose item() is itself
         raise _refuse(name, value)
     if isinstance(value, numbers.Integral):
         return metric_number(name, int(value))  # type: ignore[return-value]
+    return _as_float(name, value)
+
+
+def _as_float(name: str, value: Any) -> float:
     try:
         return float(value)
     except (TypeError, ValueError, OverflowError) as exc:

@@ -45,7 +45,8 @@ class HpsearchMagics(Magics):
 
     @magic_arguments()
     @argument("objective", help="the function to tune: a name defined in the notebook (or module.function)")
-    @argument("--name", help="the experiment's name in the store (default: chosen by the store)")
+    @argument("--name", help="the experiment's name in the store (default: the spec's name, else the "
+                             "objective's)")
     @argument("-o", "--out", metavar="VAR",
               help="variable that receives the Search handle (default: the name, as an identifier)")
     @argument("--trials", type=int, help="total number of trials (overrides the body's trials)")

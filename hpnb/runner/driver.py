@@ -460,7 +460,7 @@ class Driver(DriverControls, threading.Thread):
         return self.public.message if self.ended.is_set() else self._message(self.public.message)
 
     def _message(self, main: str | None) -> str | None:
-        return "\n".join(part for part in (main, *self.notes) if part) or None
+        return "\n".join(part for part in (*self.notes, main) if part) or None  # short notes first
 
     def _final_state(self) -> tuple[str, str | None]:
         state, message = self._outcome()
