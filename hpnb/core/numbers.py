@@ -24,6 +24,9 @@ from typing import Any
 _INT_LIMIT = 2**63 - 1
 
 
+_NEVER_NUMBERS = (bool, str, bytes, complex, Mapping, list, tuple, set)
+
+
 class NotANumber(TypeError):
     """A metric value that no number can stand for."""
 
@@ -41,7 +44,7 @@ def metric_number(name: str, value: Any) -> int | float | None:
         return value
     if kind is int:
         return value if -_INT_LIMIT <= value <= _INT_LIMIT else float(value)
-    if isinstance(value, (bool, str, bytes, complex, Mapping, list, tuple, set)) or kind.__name__ in ("bool_", "bool"):
+    if isinstance(value, _NEVER_NUMBERS) or kind.__name__ in ("bool_", "bool"):  # numpy's bools too
         raise _refuse(name, value)
     if getattr(value, "ndim", 0) or getattr(value, "shape", ()) not in ((), None):
         raise _refuse(name, value, f" of shape {tuple(value.shape)}")

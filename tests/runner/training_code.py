@@ -45,7 +45,8 @@ class Meter:
 
 #: every kind of number training code produces, by name.
 NUMBER_KINDS: dict[str, Any] = {
-    "float64": np.float64, "float32": np.float32, "float16": np.float16, "longdouble": np.longdouble, "int64": np.int64,
+    "float64": np.float64, "float32": np.float32, "float16": np.float16, "longdouble": np.longdouble,
+    "int64": np.int64,
     "int32": np.int32, "uint8": np.uint8, "array0d": lambda v: np.array(v), "decimal":
     lambda v: decimal.Decimal(str(v)), "fraction": lambda v: fractions.Fraction(v).limit_denominator(),
     "tensor": TensorLike, "meter": Meter, "python": float,
