@@ -161,10 +161,15 @@ class ScriptedExecutor(Executor):
     def abandon(self, trial_id: int, attempt: int) -> str | None:
         self.abandons.append((trial_id, attempt))
         scripted = self._attempts.get((trial_id, attempt))
+        worker = None if scripted is None or scripted.ended else scripted.worker
         self.cancel(trial_id, attempt)
-        if scripted is None or scripted.worker is None:
-            return None
-        return f"trial {trial_id} did not return after it was asked to stop: {scripted.worker} holds it"
+        if worker is None:
+            return None  # it returned, or never started: no thread holds it
+        return f"trial {trial_id} did not return after it was asked to stop: {worker} holds it"
+
+    def unfinished(self) -> list[tuple[int, int]]:
+        """The (trial id, attempt) of attempts that have sent no outcome yet."""
+        return [key for key, attempt in self._attempts.items() if not attempt.ended]
 
     def stuck_workers(self) -> list[str]:
         """Workers of abandoned attempts still held (a scripted thread never returns)."""
