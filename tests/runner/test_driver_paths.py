@@ -124,8 +124,7 @@ def test_a_retry_after_a_lost_worker_continues_from_the_checkpoint(store):
 
 def test_an_attempt_lost_while_queued_runs_again_without_counting_a_retry(store):
     def script(task: TrialTask) -> list[Any]:
-        queued_losses = MAX_LOST_QUEUED
-        return [Lost(DIED)] if task.attempt < queued_losses else [Start(), *reports(0), Done()]
+        return [Lost(DIED)] if task.attempt < MAX_LOST_QUEUED else [Start(), *reports(0), Done()]
 
     executor = ScriptedExecutor(script)
     driver = build(store, executor)
@@ -301,3 +300,13 @@ def test_an_exploit_from_a_donor_behind_the_member_stores_no_step_twice(store):
     assert [(e["member"], e["step"], e["donor_step"]) for e in events(driver, "exploit")] == [(1, 4, 2)]
     assert trials[1].state == "COMPLETED"
     assert duplicate_results(store.path) == []
+
+
+def test_a_stop_while_late_batches_are_awaited_abandons_nothing(store, monkeypatch):
+    monkeypatch.setattr(driver_module, "LATE_BATCH_GRACE", driver_module.STOP_GRACE + 0.3)
+    user_stops = Call(lambda: driver.offer(Command("stop_trial", 0)))
+    executor = ScriptedExecutor({0: [[Start(), *reports(0), Done(last_seq=2), user_stops]]})
+    driver = build(store, executor)
+    [trial] = run(driver)
+    assert trial.state == "COMPLETED"  # it returned before the stop
+    assert executor.abandons == []  # its thread returned: there is nothing to give up on
