@@ -15,10 +15,12 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pickle
 import socket
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +34,7 @@ from hpnb.core.spec_values import check_experiment_name, experiment_name_problem
 from hpnb.core.store import ExperimentRecord, Store
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
+from hpnb.core.summary import ExperimentState, SearchSummary, driver_alive, experiment_state, summarize
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import recover
@@ -78,11 +81,19 @@ class Search:
 
     @property
     def state(self) -> str:
-        """RUNNING, COMPLETED, STOPPED, FAILED or INTERRUPTED (its driver died)."""
+        """RUNNING, COMPLETED, STOPPED, FAILED or INTERRUPTED (its driver died: no heartbeat lately)."""
         if self._driver is not None:
             return self._driver.public.state
-        record = self.record
-        return "INTERRUPTED" if record.state == "RUNNING" and not _driver_alive(record) else record.state
+        return experiment_state(self.record, time.time()).value
+
+    @property
+    def summary(self) -> SearchSummary:
+        """State, progress counts, best trial, timings and message, as every front end shows them."""
+        summary = summarize(self.record, self.store.trials(self.experiment_id), time.time())
+        if self._driver is not None:  # this process knows best: no heartbeat delay
+            summary = dataclasses.replace(summary, state=ExperimentState(self._driver.public.state),
+                                          message=self.message)
+        return summary
 
     @property
     def message(self) -> str | None:
@@ -157,9 +168,9 @@ class Search:
     @property
     def best(self) -> dict[str, Any] | None:
         """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None."""
-        from hpnb.core import frames
+        from hpnb.core.summary import best_trial
 
-        trial = frames.best_trial(self.record, self.store.trials(self.experiment_id))
+        trial = best_trial(self.store.trials(self.experiment_id), self.record.mode)
         if trial is None:
             return None
         return {"trial_id": trial.trial_id, "params": dict(trial.params), "value": trial.value,
@@ -247,21 +258,6 @@ def make_scheduler(spec: ExperimentSpec) -> Scheduler:
 def driver_id() -> str:
     """``host:pid`` of this process, stored so others can tell whether the driver still lives."""
     return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _driver_alive(record: ExperimentRecord) -> bool:
-    if not record.driver:
-        return False
-    host, _, pid = record.driver.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        return True  # another machine's driver: assume it lives
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def open_store(store: StoreLike, readonly: bool = False) -> Store:
@@ -364,10 +360,20 @@ def resume(name: str, objective: Callable[..., Any], *, store: StoreLike = None,
 def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Client | None,
             namespace: Mapping[str, Any] | None) -> Search:
     record = opened.experiment(name)
+    _refuse_if_driven_elsewhere(record)
     handle = Search(opened, record, parse_spec(record.spec))
     handle._objective, handle._client, handle._namespace = objective, client, namespace
     handle._start()
     return handle
+
+
+def _refuse_if_driven_elsewhere(record: ExperimentRecord) -> None:
+    """A driver on another host is seen by its heartbeat (one on this host by its lock)."""
+    host = (record.driver or "").rpartition(":")[0]
+    if record.state == "RUNNING" and host != socket.gethostname() and driver_alive(record, time.time()):
+        age = time.time() - (record.heartbeat or record.updated)
+        raise HpnbError(f"search {record.name!r} is already driven by {record.driver} "
+                        f"(its last heartbeat was {age:.0f} s ago)")
 
 
 def load(name: str, *, store: StoreLike = None) -> Search:

@@ -15,13 +15,13 @@ import argparse
 import importlib
 import sys
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from hpnb.cli.store_option import add_store_option, open_store
 from hpnb.core.errors import HpnbError
-from hpnb.core.frames import history_frame, results_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -58,6 +58,8 @@ def choose_format(requested: str | None, output: str | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Write the export (exit 0); unknown name, missing pyarrow or an unwritable path: exit 2."""
+    from hpnb.core.frames import history_frame, results_frame  # pandas: imported when the command runs
+
     kind = choose_format(args.format, args.output)
     if kind == "parquet":
         _require_pyarrow()

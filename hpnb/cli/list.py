@@ -14,7 +14,6 @@ import sys
 from typing import Any
 
 from hpnb.cli.store_option import add_store_option, format_number, format_time, open_store
-from hpnb.core.frames import experiments_frame
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -25,18 +24,29 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="List the stored experiments: name, state, strategy, progress, best value, created.",
     )
     add_store_option(parser)
+    parser.add_argument("--json", action="store_true", help="print the searches' summaries as JSON")
     parser.set_defaults(func=run)
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the experiments table (exit 0, also for an empty store)."""
+    """Print the experiments table, or their summaries as JSON (exit 0, also for an empty store)."""
+    import json
+    import time
+
+    from hpnb.core.frames import experiments_frame  # pandas: imported when the command runs
+    from hpnb.core.summary import store_summaries
+
     with open_store(args) as store:
-        experiments = store.experiments()
-        if not experiments:
-            print(f"no experiments in {store.path}")
-            return 0
-        frame = experiments_frame(experiments, store.experiment_stats())
+        summaries = store_summaries(store, time.time())
+        path = store.path
+    if args.json:
+        print(json.dumps([summary.to_json() for summary in summaries], indent=1))
+        return 0
+    if not summaries:
+        print(f"no experiments in {path}")
+        return 0
+    frame = experiments_frame(summaries)
     frame["best"] = frame["best"].map(format_number)
     frame["created"] = frame["created"].map(format_time)
     sys.stdout.write(frame.to_string(index=False) + "\n")

@@ -6,20 +6,21 @@ import sys
 import time
 from typing import TextIO
 
-from hpnb.core.frames import best_trial
 from hpnb.core.store import ExperimentRecord, TrialRecord
 
 
 def progress_line(record: ExperimentRecord, trials: list[TrialRecord], elapsed: float,
                   width: int = 24) -> str:
     """``[#####.....] 10/40 running 4 failed 1 stopped 2 best 0.1234 12s``."""
+    from hpnb.core.summary import best_trial
+
     counts: dict[str, int] = {}
     for trial in trials:
         counts[trial.state] = counts.get(trial.state, 0) + 1
     finished = sum(counts.get(s, 0) for s in ("COMPLETED", "FAILED", "STOPPED"))
     budget = max(record.budget, 1)
     filled = min(width, round(width * finished / budget))
-    best = best_trial(record, [t for t in trials if t.state in ("COMPLETED", "STOPPED")])
+    best = best_trial(trials, record.mode)
     parts = [f"[{'#' * filled}{'.' * (width - filled)}] {finished}/{record.budget}",
              f"running {counts.get('RUNNING', 0)}", f"failed {counts.get('FAILED', 0)}",
              f"stopped {counts.get('STOPPED', 0)}"]

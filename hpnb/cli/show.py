@@ -12,11 +12,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import pandas as pd
-
 from hpnb.cli.store_option import add_store_option, format_number, format_time, open_store
-from hpnb.core.frames import TRIAL_COLUMNS, best_trial, leaderboard
 from hpnb.core.store import ExperimentRecord, TrialRecord
+from hpnb.core.summary import ExperimentState, SearchSummary
 
 #: trials in the leaderboard of ``hpnb show``.
 TOP = 10
@@ -33,16 +31,26 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("name", help="the experiment's name")
     add_store_option(parser)
+    parser.add_argument("--json", action="store_true", help="print the search's summary as JSON")
     parser.set_defaults(func=run)
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the experiment (exit 0); an unknown name is an error (exit 2, with a suggestion)."""
+    import json
+    import time
+
+    from hpnb.core.summary import summarize
+
     with open_store(args) as store:
         experiment = store.experiment(args.name)
         trials = store.trials(experiment.id)
-    lines = [*summary_lines(experiment, trials), "", *leaderboard_lines(experiment, trials)]
+    summary = summarize(experiment, trials, time.time())
+    if args.json:
+        print(json.dumps(summary.to_json(), indent=1))
+        return 0
+    lines = [*summary_lines(experiment, summary), "", *leaderboard_lines(experiment, trials)]
     failures = failure_lines(trials)
     if failures:
         lines += ["", *failures]
@@ -50,18 +58,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def summary_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
+def summary_lines(experiment: ExperimentRecord, summary: SearchSummary) -> list[str]:
     """Name, state, strategy, metric, progress, times, message and best trial."""
-    counts: dict[str, int] = {}
-    for trial in trials:
-        counts[trial.state] = counts.get(trial.state, 0) + 1
-    finished = sum(counts.get(state, 0) for state in ("COMPLETED", "FAILED", "STOPPED"))
-    by_state = ", ".join(f"{state} {n}" for state, n in sorted(counts.items()))
+    by_state = ", ".join(f"{state} {n}" for state, n in sorted(summary.counts.items()) if n)
     lines = [
-        f"{experiment.name}  [{experiment.state}]",
+        f"{experiment.name}  [{summary.state.value}]",
         f"  strategy   {experiment.strategy}",
         f"  metric     {experiment.metric} ({experiment.mode})",
-        f"  progress   {finished}/{experiment.budget} finished" + (f" ({by_state})" if by_state else ""),
+        f"  progress   {summary.done}/{experiment.budget} finished" + (f" ({by_state})" if by_state else ""),
         f"  parallel   {experiment.parallel if experiment.parallel is not None else 'cluster slots'}",
         f"  created    {format_time(experiment.created)}",
         f"  updated    {format_time(experiment.updated)}",
@@ -70,17 +74,21 @@ def summary_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -
         lines.append(f"  message    {experiment.message}")
     if experiment.stop_requested:
         lines.append("  stop       requested")
-    best = best_trial(experiment, trials)
-    if best is not None:
-        params = ", ".join(f"{name}={best.params[name]!r}" for name in best.params)
-        lines.append(
-            f"  best       trial {best.trial_id}: {experiment.metric} = {format_number(best.value)}  {params}"
-        )
+    if summary.best_trial is not None:
+        params = ", ".join(f"{name}={value!r}" for name, value in summary.best_params.items())
+        lines.append(f"  best       trial {summary.best_trial}: {experiment.metric} = "
+                     f"{format_number(summary.best_value)}  {params}")
+    if summary.state is ExperimentState.INTERRUPTED:  # its driver died: say how to continue
+        lines.append(f"  resume     hpnb resume {experiment.name} --objective MODULE:FUNCTION")
     return lines
 
 
 def leaderboard_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
     """The :data:`TOP` best trials as a table."""
+    import pandas as pd
+
+    from hpnb.core.frames import TRIAL_COLUMNS, leaderboard
+
     if not trials:
         return ["no trials yet"]
     board = leaderboard(experiment, trials, top=TOP)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime, timezone
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from hpnb.core.store import Store, default_store_path
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +28,7 @@ def open_store(args: argparse.Namespace) -> Store:
 
 def format_time(value: pd.Timestamp | float | None) -> str:
     """A UTC timestamp (or epoch seconds) as local ``YYYY-MM-DD HH:MM:SS``; ``-`` when missing."""
+    import pandas as pd  # imported here: `hpnb check` never pays for pandas
     if value is None or pd.isna(value):
         return "-"
     seconds = value.timestamp() if isinstance(value, pd.Timestamp) else float(value)
@@ -35,6 +38,7 @@ def format_time(value: pd.Timestamp | float | None) -> str:
 
 def format_number(value: float | None) -> str:
     """A metric value in 6 significant digits; ``-`` when missing."""
+    import pandas as pd
     if value is None or pd.isna(value):
         return "-"
     return f"{float(value):.6g}"

@@ -19,12 +19,14 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
 
-from hpnb.core.store.records import ExperimentRecord, ExperimentStats, ResultRow, TrialRecord
+from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
+from hpnb.core.summary import SearchSummary, experiment_state, ranked, trial_state
 
 #: the columns of :func:`results_frame` besides the parameters, in order.
 TRIAL_COLUMNS = (
@@ -86,15 +88,21 @@ def _timestamps(values: Sequence[float | None]) -> pd.Series:
     return pd.to_datetime(numbers, unit="s", utc=True)
 
 
-def results_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> pd.DataFrame:
-    """One row per trial, sorted by trial id: its state, parameters, target values, timing and errors."""
+def results_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord],
+                  now: float | None = None) -> pd.DataFrame:
+    """One row per trial, sorted by trial id: its state, parameters, target values, timing and errors.
+
+    States are as :mod:`hpnb.core.summary` shows them at ``now`` (default: the current time):
+    a trial a dead driver left RUNNING is INTERRUPTED.
+    """
+    search = experiment_state(experiment, time.time() if now is None else now)
     trials = sorted(trials, key=lambda t: t.trial_id)
     params = _column_names(parameter_names(experiment, trials), TRIAL_COLUMNS, "param_")
     start = _timestamps([t.start for t in trials])
     end = _timestamps([t.end for t in trials])
     data: dict[str, Any] = {
         "trial_id": pd.Series([t.trial_id for t in trials], dtype="int64"),
-        "state": pd.Series([t.state for t in trials], dtype="object"),
+        "state": pd.Series([trial_state(t, search) for t in trials], dtype="object"),
     }
     for name, column in params.items():
         data[column] = pd.Series([t.params.get(name) for t in trials], dtype="object").infer_objects()
@@ -132,37 +140,22 @@ def history_frame(rows: Sequence[ResultRow]) -> pd.DataFrame:
 def leaderboard(
     experiment: ExperimentRecord, trials: Sequence[TrialRecord], top: int | None = None
 ) -> pd.DataFrame:
-    """:func:`results_frame` sorted by the target value (best first by the experiment's mode), NaN last."""
-    frame = results_frame(experiment, trials)
-    ranked = frame.sort_values(
-        "value", ascending=experiment.mode != "max", na_position="last", kind="stable"
-    ).reset_index(drop=True)
-    return ranked if top is None else ranked.head(top)
+    """:func:`results_frame` in rank order (:func:`hpnb.core.summary.ranked`): best first, unscored last."""
+    order = [t.trial_id for t in ranked(trials, experiment.mode)]
+    frame = results_frame(experiment, trials).set_index("trial_id", drop=False)
+    board = frame.loc[order].reset_index(drop=True)
+    return board if top is None else board.head(top)
 
 
-def best_trial(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> TrialRecord | None:
-    """The trial with the best target value (by mode; lowest trial id on a tie), or None if none has one."""
-    scored = [t for t in trials if t.value is not None and not math.isnan(t.value)]
-    if not scored:
-        return None
-    sign = -1.0 if experiment.mode == "max" else 1.0
-    return min(scored, key=lambda t: (sign * (t.value or 0.0), t.trial_id))
-
-
-def experiments_frame(
-    experiments: Sequence[ExperimentRecord], stats: Mapping[int, ExperimentStats]
-) -> pd.DataFrame:
-    """One row per experiment: name, state, strategy, progress (finished/budget), best, created."""
-    empty = ExperimentStats({}, None)
+def experiments_frame(summaries: Sequence[SearchSummary]) -> pd.DataFrame:
+    """One row per search: name, state, strategy, progress (finished/budget), best, created."""
     return pd.DataFrame(
         {
-            "name": pd.Series([e.name for e in experiments], dtype="object"),
-            "state": pd.Series([e.state for e in experiments], dtype="object"),
-            "strategy": pd.Series([e.strategy for e in experiments], dtype="object"),
-            "progress": pd.Series(
-                [f"{stats.get(e.id, empty).finished}/{e.budget}" for e in experiments], dtype="object"
-            ),
-            "best": pd.Series([stats.get(e.id, empty).best for e in experiments], dtype="float64"),
-            "created": _timestamps([e.created for e in experiments]),
+            "name": pd.Series([s.name for s in summaries], dtype="object"),
+            "state": pd.Series([s.state.value for s in summaries], dtype="object"),
+            "strategy": pd.Series([s.strategy for s in summaries], dtype="object"),
+            "progress": pd.Series([f"{s.done}/{s.budget}" for s in summaries], dtype="object"),
+            "best": pd.Series([s.best_value for s in summaries], dtype="float64"),
+            "created": _timestamps([s.created for s in summaries]),
         }
     )

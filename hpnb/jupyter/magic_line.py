@@ -111,11 +111,14 @@ def handle(name: str, args: argparse.Namespace) -> Any:
 
 
 def _list(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+    import time
+
     from hpnb.core.frames import experiments_frame
     from hpnb.core.store import Store
+    from hpnb.core.summary import store_summaries
 
     with Store(args.store, readonly=True) as store:
-        return experiments_frame(store.experiments(), store.experiment_stats())
+        return experiments_frame(store_summaries(store, time.time()))
 
 
 def _show(args: argparse.Namespace, shell: InteractiveShell) -> Any:

@@ -23,6 +23,7 @@ from hpnb.core.spec_values import describe_duration
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.strategies.pbt_exploit import Exploit
+from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.controls import Command, DriverControls
@@ -109,8 +110,9 @@ class Driver(DriverControls, threading.Thread):
     def run(self) -> None:
         final, message = "COMPLETED", None
         try:
-            self.writer.experiment(state="RUNNING", budget=self.public.budget, parallel=self.public.parallel)
-            next_store_poll = 0.0
+            self.writer.experiment(state="RUNNING", budget=self.public.budget, parallel=self.public.parallel,
+                                   heartbeat=time.time())
+            next_store_poll = next_beat = 0.0
             while True:
                 self._fill_slots()
                 if self._done() and self._close():
@@ -123,6 +125,9 @@ class Driver(DriverControls, threading.Thread):
                 if time.monotonic() >= next_store_poll:
                     next_store_poll = time.monotonic() + STORE_STOP_POLL
                     self._poll_store_stop()
+                if time.monotonic() >= next_beat:  # alive, for readers in any process on any host
+                    next_beat = time.monotonic() + HEARTBEAT_INTERVAL
+                    self.writer.experiment(heartbeat=time.time())
                 self.writer.flush_if_due()
             final, message = self._final_state()
         except Exception as exc:  # a bug or a broken store: record it rather than die silently
@@ -296,7 +301,9 @@ class Driver(DriverControls, threading.Thread):
         self.executor.stop(runtime.trial_id, runtime.attempt)
         runtime.params, runtime.parent = dict(exploit.params), exploit.donor
         runtime.checkpoint, runtime.checkpoint_step = blob, exploit.donor_step
-        runtime.new_attempt(skip_through_step=None)
+        # continue from the donor's step; steps this member already stored are not stored again
+        behind = runtime.last_stored_step is not None and (exploit.donor_step or 0) < runtime.last_stored_step
+        runtime.new_attempt(skip_through_step=runtime.last_stored_step if behind else None)
         self.writer.trial(runtime.trial_id, params=runtime.params, parent=exploit.donor)
         self.writer.event("exploit", {"member": runtime.trial_id, "step": exploit.step,
                                       "donor": exploit.donor, "donor_step": exploit.donor_step,
@@ -340,11 +347,16 @@ class Driver(DriverControls, threading.Thread):
     def _expire(self) -> None:
         now = time.monotonic()
         for trial_id, (done, deadline) in list(self.waiting.items()):
-            runtime = self.running[trial_id]
+            runtime = self.running.get(trial_id)
+            if runtime is None or runtime.attempt != done.attempt:
+                del self.waiting[trial_id]  # superseded (an exploit restarted the member meanwhile)
+                continue
             if not self._batches_missing(runtime, done) or now >= deadline:
                 del self.waiting[trial_id]
                 self._settle(runtime, done)
         for runtime in list(self.running.values()):
+            if runtime.trial_id in self.waiting:
+                continue  # it returned: only its late batches are awaited, nothing to abandon
             grace = STOP_GRACE if runtime.timed_out is None else TIMEOUT_GRACE
             if runtime.stop_sent_at is not None and now - runtime.stop_sent_at > grace:
                 runtime.stop_sent_at = None

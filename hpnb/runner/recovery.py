@@ -1,19 +1,25 @@
 """Bringing a stored search back: the strategy's sequence, and the trials to run again.
 
 The strategy state is saved with ``last_suggested`` (the highest trial id it
-had proposed) and ``pending`` (proposed, not yet observed). On resume, trials
-stored after that save are replayed through ``suggest`` so the sequence
-continues where it was; finished trials the saved state had not observed are
-observed; unfinished trials are run again, from their checkpoint when there is one.
+had proposed) and ``pending`` (proposed, not yet observed). On resume the
+strategy loads that state, then learns the store's history (its trials, and
+their intermediate values for strategies that need them) through
+:func:`~hpnb.core.strategies.base.catch_up`: a strategy that rebuilds from
+history (tpe, cmaes) replays every stored trial itself; the others have the
+trials stored after that save replayed through ``suggest`` so the sequence
+continues where it was, and the finished trials the saved state had not
+observed observed. Unfinished trials are run again, from their checkpoint when
+there is one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hpnb.core.schedulers.base import Scheduler
-from hpnb.core.store import ExperimentRecord, Store
-from hpnb.core.strategies.base import Strategy
+from hpnb.core.store import ExperimentRecord, Store, TrialRecord
+from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.trial_runtime import TrialRuntime
@@ -39,28 +45,56 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy, schedule
     if record.scheduler_state:
         scheduler.load_state_dict(record.scheduler_state)
     last = int(saved.get("last_suggested", -1))
-    pending = set(saved.get("pending", []))
     trials = sorted(store.trials(record.id), key=lambda t: t.trial_id)
-    last_seq = store.last_seq(record.id)
-    files = CheckpointFiles(store.path.parent / "checkpoints", record.id)
+    history = trial_history(store, record.id, trials, strategy.needs_intermediate_values)
+    catch_up(strategy, history, last, set(saved.get("pending", [])))
     recovered = Recovered(next_id=(trials[-1].trial_id + 1) if trials else 0, started=len(trials),
                           last_suggested=max([last] + [t.trial_id for t in trials]))
+    last_seq = store.last_seq(record.id)
+    files = CheckpointFiles(store.path.parent / "checkpoints", record.id)
     for trial in trials:
-        if trial.trial_id > last:
-            strategy.suggest(trial.trial_id)  # advance the sequence; the stored params stay authoritative
-        if trial.state in _FINISHED:
-            if trial.trial_id > last or trial.trial_id in pending:
-                value = None if trial.state == TrialState.FAILED.value else trial.value
-                strategy.observe(trial.trial_id, value, TrialState(trial.state))
-            continue
-        runtime = TrialRuntime(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
-                               start=trial.start or 0.0, started=trial.start is not None,
-                               last_stored_seq=last_seq.get(trial.trial_id, 0),
-                               last_stored_step=trial.last_step, last_step=trial.last_step,
-                               last_value=trial.value, best_value=trial.best, metrics=dict(trial.metrics))
-        if trial.checkpoint:
-            runtime.checkpoint = files.read(trial.checkpoint)
-        runtime.attempt = trial.retries
-        runtime.new_attempt(skip_through_step=trial.last_step)
-        recovered.requeue.append(runtime)
+        if trial.state not in _FINISHED:
+            recovered.requeue.append(_runtime(trial, last_seq.get(trial.trial_id, 0), files))
     return recovered
+
+
+def trial_history(store: Store, experiment_id: int, trials: Sequence[TrialRecord],
+                  with_intermediate: bool) -> list[TrialHistory]:
+    """``trials`` as strategies learn them; intermediate values only when asked (one query).
+
+    Example:
+        >>> history = trial_history(store, exp.id, store.trials(exp.id), True)  # doctest: +SKIP
+        >>> history[0].intermediate                                            # doctest: +SKIP
+        {0: 0.91, 1: 0.42}
+    """
+    steps = intermediate_values(store, experiment_id) if with_intermediate else {}
+    return [TrialHistory(t.trial_id, dict(t.params), TrialState(t.state),
+                         None if t.state == TrialState.FAILED.value else t.value, steps.get(t.trial_id, {}))
+            for t in trials]
+
+
+def intermediate_values(store: Store, experiment_id: int) -> dict[int, dict[int, float]]:
+    """Per trial, step -> target value of its stored reports, keyed as the driver reported them.
+
+    A report without a step is keyed by its sequence number, as the driver does.
+    """
+    values: dict[int, dict[int, float]] = {}
+    for row in store.results(experiment_id):
+        if row.value is not None:
+            step = row.step if row.step is not None else row.seq
+            values.setdefault(row.trial_id, {}).setdefault(step, row.value)
+    return values
+
+
+def _runtime(trial: TrialRecord, last_stored_seq: int, files: CheckpointFiles) -> TrialRuntime:
+    """The runtime of an unfinished trial, to run again from its checkpoint when it has one."""
+    runtime = TrialRuntime(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
+                           start=trial.start or 0.0, started=trial.start is not None,
+                           last_stored_seq=last_stored_seq,
+                           last_stored_step=trial.last_step, last_step=trial.last_step,
+                           last_value=trial.value, best_value=trial.best, metrics=dict(trial.metrics))
+    if trial.checkpoint:
+        runtime.checkpoint = files.read(trial.checkpoint)
+    runtime.attempt = trial.retries
+    runtime.new_attempt(skip_through_step=trial.last_step)
+    return runtime

@@ -5,6 +5,7 @@ import json
 import math
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -43,7 +44,9 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
         exp = store.create_experiment(
             "mlp-lr", spec, metric="val_loss", mode="min", strategy="random", budget=12, parallel=2
         )
-        store.update_experiment(exp.id, state="RUNNING", message="running on 2 workers")
+        # a driver that beats for the next hour: the search reads as RUNNING from any process
+        store.update_experiment(exp.id, state="RUNNING", message="running on 2 workers",
+                                heartbeat=time.time() + 3600)
         for trial_id in range(12):
             params = {"lr": round(0.05 * (trial_id + 1), 2), "optimizer": "adam" if trial_id % 2 else "sgd"}
             store.add_trial(exp.id, trial_id, params)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,7 +9,6 @@ import pandas as pd
 import pytest
 
 from hpnb.core.frames import (
-    best_trial,
     error_summary,
     experiments_frame,
     history_frame,
@@ -16,6 +16,7 @@ from hpnb.core.frames import (
     results_frame,
 )
 from hpnb.core.store import ExperimentRecord, ResultRow, Store
+from hpnb.core.summary import best_trial, store_summaries
 
 TRACEBACK = (
     "Traceback (most recent call last):\n"
@@ -119,13 +120,12 @@ def test_leaderboard_is_mode_aware_with_missing_values_last(stored: tuple[Store,
 def test_best_trial(stored: tuple[Store, ExperimentRecord]) -> None:
     store, exp = stored
     trials = store.trials(exp.id)
-    best = best_trial(exp, trials)
+    best = best_trial(trials, exp.mode)
     assert best is not None and best.trial_id == 2
-    as_max = ExperimentRecord(**{**exp.__dict__, "mode": "max"})
-    best_max = best_trial(as_max, trials)
+    best_max = best_trial(trials, "max")
     assert best_max is not None and best_max.trial_id == 0
-    assert best_trial(exp, [t for t in trials if t.value is None]) is None
-    assert best_trial(exp, []) is None
+    assert best_trial([t for t in trials if t.value is None], exp.mode) is None
+    assert best_trial([], exp.mode) is None
 
 
 def test_history_frame_long_format(stored: tuple[Store, ExperimentRecord]) -> None:
@@ -160,7 +160,7 @@ def test_experiments_frame(stored: tuple[Store, ExperimentRecord]) -> None:
     other = store.create_experiment(
         "fresh", {}, metric="m", mode="max", strategy="tpe", budget=8, parallel=None
     )
-    frame = experiments_frame(store.experiments(), store.experiment_stats())
+    frame = experiments_frame(store_summaries(store, time.time()))
     assert frame.to_dict("list") == {
         "name": ["fresh", "exp"],
         "state": ["CREATED", "CREATED"],

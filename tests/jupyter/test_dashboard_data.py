@@ -54,7 +54,8 @@ def test_header_counts_trials_by_state_and_names_the_best(store: Store) -> None:
     _trial(store, exp.id, 2, "FAILED", error="Traceback ...\nValueError: boom")
     _trial(store, exp.id, 3, "STOPPED", 0.9)
     _trial(store, exp.id, 4, "RUNNING")
-    store.update_experiment(exp.id, state="RUNNING")
+    exp = store.experiment("demo")
+    store.update_experiment(exp.id, state="RUNNING", heartbeat=exp.created + 39.0)  # its driver lives
     exp = store.experiment("demo")
 
     header = data.header(exp, store.trials(exp.id), now=exp.created + 40.0)

@@ -60,6 +60,8 @@ class ExperimentRecord:
     strategy_state: dict[str, Any] | None
     scheduler_state: dict[str, Any] | None
     driver: str | None
+    #: when the driving process last said it was alive (epoch seconds), None if never
+    heartbeat: float | None = None
 
 
 @dataclass(frozen=True)
@@ -97,19 +99,6 @@ class ResultRow:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ExperimentStats:
-    """Counts of an experiment's trials by state and its best target value (by mode)."""
-
-    counts: dict[str, int]
-    best: float | None
-
-    @property
-    def finished(self) -> int:
-        """Trials that completed, failed or were stopped."""
-        return sum(n for state, n in self.counts.items() if TrialState(state).is_finished)
-
-
 # Column kinds: how a value is checked before it is bound to a placeholder.
 _JSON, _REAL, _INT, _TEXT = "json", "real", "int", "text"
 
@@ -139,6 +128,7 @@ EXPERIMENT_COLUMNS: dict[str, tuple[str, str]] = {
     "budget": ("budget", _INT),
     "parallel": ("parallel", _INT),
     "driver": ("driver", _TEXT),
+    "heartbeat": ("heartbeat", _REAL),
     "strategy_state": ("strategy_state", _JSON),
     "scheduler_state": ("scheduler_state", _JSON),
 }
@@ -157,7 +147,7 @@ def column_value(kind: str, value: Any, field_name: str) -> Any:
 
 EXPERIMENT_SELECT = (
     "SELECT id, name, spec, source, state, budget, parallel, metric, mode, strategy, created, updated,"
-    " message, stop_requested, strategy_state, scheduler_state, driver FROM experiments"
+    " message, stop_requested, strategy_state, scheduler_state, driver, heartbeat FROM experiments"
 )
 
 
@@ -181,6 +171,7 @@ def experiment_from_row(row: sqlite3.Row) -> ExperimentRecord:
         strategy_state=codec.loads(row["strategy_state"]),
         scheduler_state=codec.loads(row["scheduler_state"]),
         driver=row["driver"],
+        heartbeat=row["heartbeat"],
     )
 
 

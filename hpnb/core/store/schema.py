@@ -76,8 +76,11 @@ _VERSION_2 = (
     "CREATE INDEX events_by_experiment ON events (experiment_id, id)",
 )
 
+#: the driver's heartbeat (epoch seconds): liveness that any process on any host can read.
+_VERSION_3 = ("ALTER TABLE experiments ADD COLUMN heartbeat REAL",)
+
 #: one tuple of statements per schema version.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3)
 
 #: the schema version this hpnb writes.
 SCHEMA_VERSION = len(MIGRATIONS)

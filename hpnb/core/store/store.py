@@ -16,7 +16,6 @@ from hpnb.core.store.records import (
     EXPERIMENT_STATES,
     MODES,
     ExperimentRecord,
-    ExperimentStats,
     experiment_from_row,
     validate_choice,
     validate_name,
@@ -136,27 +135,6 @@ class Store(TrialStore):
 
         return self._read(work, [])
 
-    def experiment_stats(self) -> dict[int, ExperimentStats]:
-        """Per experiment id: its trials counted by state and its best target value (by its mode)."""
-
-        def work(conn: sqlite3.Connection) -> dict[int, ExperimentStats]:
-            counts: dict[int, dict[str, int]] = {}
-            for exp_id, state, n in conn.execute(
-                "SELECT experiment_id, state, COUNT(*) FROM trials GROUP BY experiment_id, state"
-            ):
-                counts.setdefault(exp_id, {})[state] = n
-            best = dict(
-                conn.execute(
-                    "SELECT e.id, CASE WHEN e.mode = 'max' THEN MAX(COALESCE(t.best, t.value))"
-                    " ELSE MIN(COALESCE(t.best, t.value)) END"
-                    " FROM experiments e JOIN trials t ON t.experiment_id = e.id GROUP BY e.id"
-                ).fetchall()
-            )
-            ids = [row[0] for row in conn.execute("SELECT id FROM experiments")]
-            return {i: ExperimentStats(counts.get(i, {}), best.get(i)) for i in ids}
-
-        return self._read(work, {})
-
     def update_experiment(
         self,
         experiment_id: int,
@@ -166,13 +144,15 @@ class Store(TrialStore):
         budget: int | None = None,
         parallel: int | None = None,
         driver: str | None = None,
+        heartbeat: float | None = None,
         strategy_state: dict[str, Any] | None = None,
         scheduler_state: dict[str, Any] | None = None,
     ) -> None:
         """Change the given fields (``None``: unchanged, :data:`CLEAR`: set to NULL) and ``updated``."""
         given = {
             "state": state, "message": message, "budget": budget, "parallel": parallel,
-            "driver": driver, "strategy_state": strategy_state, "scheduler_state": scheduler_state,
+            "driver": driver, "heartbeat": heartbeat, "strategy_state": strategy_state,
+            "scheduler_state": scheduler_state,
         }  # fmt: skip
         changes = {key: value for key, value in given.items() if value is not None}
         if changes.get("state") not in (None, CLEAR):

@@ -21,7 +21,7 @@ STRATEGIES: dict[str, str] = {
     "random": "random:RandomStrategy",
     "sobol": "sobol:SobolStrategy",
     "tpe": "optuna_sampler:TPEStrategy",
-    "cmaes": "optuna_sampler:CMAESStrategy",
+    "cmaes": "cmaes:CMAESStrategy",
     "de": "de:DifferentialEvolutionStrategy",
     "pbt": "pbt:PopulationBasedTraining",
 }

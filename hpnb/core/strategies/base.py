@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -22,6 +24,30 @@ if TYPE_CHECKING:
     from hpnb.core.strategies.pbt_exploit import Exploit
 
 Mode = Literal["min", "max"]
+
+
+@dataclass(frozen=True)
+class TrialHistory:
+    """One stored trial, as a strategy learns it again when a search resumes.
+
+    Attributes:
+        trial_id: the trial's id.
+        params: the configuration it ran with (the store's, which is authoritative).
+        state: where it is; an unfinished trial (PENDING, RUNNING) will run again.
+        value: its final value; None when it failed or has none yet.
+        intermediate: step -> reported value of the target metric, filled only for
+            strategies whose ``needs_intermediate_values`` is true.
+
+    Example:
+        >>> TrialHistory(3, {"x": 0.5}, TrialState.STOPPED, 0.25, {0: 0.5, 1: 0.25}).state.is_finished
+        True
+    """
+
+    trial_id: int
+    params: Mapping[str, Any]
+    state: TrialState
+    value: float | None = None
+    intermediate: Mapping[int, float] = field(default_factory=dict)
 
 
 class Strategy(ABC):
@@ -44,6 +70,11 @@ class Strategy(ABC):
     learns_from_results: bool = True
     #: option names the strategy accepts (checked by the spec parser).
     options: tuple[str, ...] = ()
+    #: :meth:`rebuild` learns every stored trial itself, so a resume does not replay
+    #: ``suggest``/``observe`` for the trials stored after the saved state (see :func:`catch_up`).
+    rebuilds_from_history: bool = False
+    #: :meth:`rebuild` needs each trial's intermediate values (a resume reads them in one query).
+    needs_intermediate_values: bool = False
 
     def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
@@ -102,6 +133,17 @@ class Strategy(ABC):
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` returned."""
 
+    def rebuild(self, history: Sequence[TrialHistory]) -> None:
+        """Learn again from the store's trials when a search resumes (after :meth:`load_state_dict`).
+
+        ``history`` holds every stored trial, by trial id. The default does nothing: it
+        suits strategies whose small :meth:`state_dict` holds all they learned. A strategy
+        that overrides it and sets ``rebuilds_from_history`` treats every trial of
+        ``history`` as suggested, the finished ones as observed and the unfinished ones
+        as pending (the runner runs them again and observes them later).
+        """
+        return None
+
     # helpers shared by implementations ------------------------------------------------
     def score(self, value: float) -> float:
         """``value`` turned into a quantity to minimise (mode-independent)."""
@@ -130,3 +172,37 @@ def rng_state(rng: np.random.Generator) -> dict[str, Any]:
 def restore_rng(rng: np.random.Generator, state: dict[str, Any]) -> None:
     """Put a numpy Generator back into a state :func:`rng_state` returned."""
     rng.bit_generator.state = state
+
+
+def catch_up(strategy: Strategy, history: Sequence[TrialHistory], last_suggested: int,
+             pending: Collection[int] = ()) -> None:
+    """Bring ``strategy``, restored from a saved state, up to the store's ``history``.
+
+    The state was saved when trial ``last_suggested`` was the last suggested and the
+    trials in ``pending`` were not yet observed. After :meth:`Strategy.rebuild`, a
+    strategy that does not rebuild from history has ``suggest`` replayed for every
+    later trial (to advance its sequence; the stored params stay authoritative) and
+    ``observe`` for the finished trials it has not seen.
+
+    Example:
+        >>> from hpnb.core.space import FloatParameter, SearchSpace
+        >>> from hpnb.core.strategies.random import RandomStrategy
+        >>> space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
+        >>> first = RandomStrategy(space, seed=0)
+        >>> saved = first.state_dict()
+        >>> made = [first.suggest(i).params for i in range(2)]
+        >>> resumed = RandomStrategy(space, seed=0)
+        >>> resumed.load_state_dict(saved)
+        >>> catch_up(resumed, [TrialHistory(i, p, TrialState.COMPLETED, p["x"]) for i, p in enumerate(made)],
+        ...          last_suggested=-1)
+        >>> resumed.suggest(2) == first.suggest(2)
+        True
+    """
+    strategy.rebuild(history)
+    if strategy.rebuilds_from_history:
+        return
+    for trial in history:
+        if trial.trial_id > last_suggested:
+            strategy.suggest(trial.trial_id)
+        if trial.state.is_finished and (trial.trial_id > last_suggested or trial.trial_id in pending):
+            strategy.observe(trial.trial_id, trial.value, trial.state)

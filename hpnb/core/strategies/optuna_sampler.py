@@ -1,4 +1,4 @@
-"""TPE and CMA-ES: Optuna's samplers driven in ask-and-tell mode.
+"""TPE and CMA-ES: Optuna's samplers driven in ask-and-tell mode (CMA-ES in :mod:`.cmaes`).
 
 Each strategy keeps a private in-memory Optuna study. ``suggest`` asks it for a
 trial with fixed distributions, ``observe`` tells the result, ``report``
@@ -36,12 +36,25 @@ has been reported as its latest intermediate value (TPE ranks pruned trials by
 their last step and value; CMA-ES ignores them unless
 ``consider_pruned_trials``).
 
-Resuming: :meth:`state_dict` holds every trial of the study (parameters in
-Optuna's terms, state, value, intermediate values, system attributes, which
-carry the CMA-ES optimizer) in order, the pending trials, and the samplers'
-random states. :meth:`load_state_dict` replays them into a fresh study with
-``study.add_trial(create_trial(...))`` and restores the random states, so the
-next suggestions are the ones the original would have made.
+Resuming: the store is the history. :meth:`state_dict` is small: the seed, how
+many trials were suggested and, for CMA-ES, the system attributes Optuna wrote
+on the trials of the current generation (the latest optimizer, pickled by
+Optuna, and the generation of each of those trials), a few KB that grow with
+the dimension, not with the number of trials. :meth:`rebuild` replays the
+store's finished trials into a fresh study with ``study.add_trials(create_trial(...))``
+(stored params encoded back into Optuna's terms, intermediate values and, for a
+stopped trial, its last value one step after them), attaches the kept attributes
+(the optimizer to the last completed trial, so CMA-ES carries on from it), and
+asks the unfinished trials again with ``study.enqueue_trial`` so they are pending
+as before. Optuna's random state is private, so the rebuilt sampler is seeded
+from the seed and the number of trials suggested (:func:`resumed_seed`): a
+resumed search continues with valid suggestions learnt from every stored trial,
+deterministic for a given store, but not the ones an uninterrupted search would
+have made. A trial still running at the resume counts for TPE (pending, or with
+its value once it ends) but not as a member of CMA-ES's current generation.
+States saved by earlier versions (every trial in the state) still load: their
+trial list is ignored, except the CMA-ES attributes of its latest trials, which
+are kept as above.
 
 Options passed through (an option not given keeps Optuna's default, so a
 search behaves like Optuna's own sampler): ``tpe``: n_startup_trials,
@@ -60,20 +73,23 @@ Example:
     >>> for i in range(30):
     ...     p = tpe.suggest(i).params
     ...     tpe.observe(i, p["x"] ** 2 + p["y"] ** 2)
-    >>> len(tpe.state_dict()["trials"])
-    30
+    >>> sorted(tpe.state_dict())
+    ['seed', 'strategy', 'suggested']
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
-from hpnb.core.strategies.base import Mode, Strategy
+from hpnb.core.strategies.base import Mode, Strategy, TrialHistory
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:
@@ -115,33 +131,25 @@ def optuna_distribution(p: Parameter) -> tuple[Any, bool]:
     return unit, True
 
 
-def _rng_holders(sampler: Any) -> dict[str, Any]:
-    """The LazyRandomState objects of ``sampler`` and of the samplers it holds, by attribute path."""
-    from optuna.samplers import BaseSampler
-    from optuna.samplers._lazy_random_state import LazyRandomState
+def resumed_seed(seed: int, suggested: int) -> int:
+    """The seed of a sampler rebuilt after ``suggested`` suggestions of a search seeded ``seed``.
 
-    found: dict[str, Any] = {}
-    for attr, value in sorted(vars(sampler).items()):
-        if isinstance(value, LazyRandomState):
-            found[attr] = value
-        elif isinstance(value, BaseSampler):
-            found.update({f"{attr}.{k}": v for k, v in _rng_holders(value).items()})
-    return found
+    Example:
+        >>> resumed_seed(0, 2000) == resumed_seed(0, 2000) != resumed_seed(0, 2001)
+        True
+    """
+    return int(np.random.SeedSequence([seed, suggested]).generate_state(1)[0])
 
 
-def _encode_rng(holder: Any) -> list[Any]:
-    name, keys, pos, has_gauss, cached = holder.rng.get_state()
-    return [name, [int(k) for k in keys], int(pos), int(has_gauss), float(cached)]
+@dataclass
+class _Running:
+    """A trial asked of the study and not yet told, with its last reported step."""
+
+    trial: optuna.trial.Trial
+    last_step: int = -1
 
 
-def _decode_rng(holder: Any, state: list[Any]) -> None:
-    import numpy as np
-
-    name, keys, pos, has_gauss, cached = state
-    holder.rng.set_state((name, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
-
-
-def _checked(options: dict[str, Any], ints: dict[str, int], flags: tuple[str, ...]) -> dict[str, Any]:
+def checked_options(options: dict[str, Any], ints: dict[str, int], flags: tuple[str, ...]) -> dict[str, Any]:
     """The sampler options the user gave, checked; the others keep Optuna's defaults."""
     kwargs: dict[str, Any] = {}
     for option, minimum in ints.items():
@@ -156,6 +164,9 @@ def _checked(options: dict[str, Any], ints: dict[str, int], flags: tuple[str, ..
 class OptunaStrategy(Strategy):
     """Base of strategies that wrap an Optuna sampler; subclasses build the sampler."""
 
+    rebuilds_from_history = True
+    needs_intermediate_values = True
+
     def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
@@ -163,22 +174,24 @@ class OptunaStrategy(Strategy):
         self._free = space.free
         self._encoding = {p.name: optuna_distribution(p) for p in self._free}
         self._distributions = {name: dist for name, (dist, _) in self._encoding.items()}
-        self._pending: dict[int, optuna.trial.Trial] = {}
+        self._pending: dict[int, _Running] = {}
         self._suggested = 0
-        self._study = self._new_study()
+        #: the hpnb trial id of every Optuna trial, by Optuna trial number (memory only).
+        self._trial_ids: list[int] = []
+        self._study = self._new_study(self.resolved_seed)
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _make_sampler(self) -> optuna.samplers.BaseSampler:
+    def _make_sampler(self, seed: int) -> optuna.samplers.BaseSampler:
         raise NotImplementedError
 
-    def _new_study(self) -> optuna.Study:
+    def _new_study(self, seed: int) -> optuna.Study:
         import optuna
 
         with quiet_optuna():
             return optuna.create_study(direction="minimize" if self.mode == "min" else "maximize",
-                                       sampler=self._make_sampler())
+                                       sampler=self._make_sampler(seed))
 
     def _decode(self, optuna_params: dict[str, Any]) -> dict[str, Any]:
         config = self.space.center()
@@ -195,84 +208,137 @@ class OptunaStrategy(Strategy):
                 config[p.name] = p.from_unit(p.to_unit(value)) if dist.step is not None else float(value)
         return config
 
+    def _encode(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """A stored configuration in Optuna's terms (the inverse of :meth:`_decode`)."""
+        encoded: dict[str, Any] = {}
+        for p in self._free:
+            value = config[p.name]
+            _, on_unit = self._encoding[p.name]
+            if on_unit:
+                encoded[p.name] = p.to_unit(value)
+            elif isinstance(p, CategoricalParameter):
+                encoded[p.name] = p.index(value)
+            else:
+                encoded[p.name] = int(value) if isinstance(p, IntParameter) else float(value)
+        return encoded
+
+    def _outcome(self, value: float | None,
+                 state: TrialState) -> tuple[optuna.trial.TrialState, float | None]:
+        """How Optuna learns a result: PRUNED (with the last value to report), COMPLETE or FAIL."""
+        import optuna
+
+        usable = self.is_usable(value)
+        if state == TrialState.STOPPED:
+            return optuna.trial.TrialState.PRUNED, float(value) if usable else None  # type: ignore[arg-type]
+        if usable and state != TrialState.FAILED:
+            return optuna.trial.TrialState.COMPLETE, float(value)  # type: ignore[arg-type]
+        return optuna.trial.TrialState.FAIL, None
+
+    def _ask(self, trial_id: int, fixed: dict[str, Any] | None = None) -> optuna.trial.Trial:
+        """A new trial of the study (with ``fixed`` params, enqueued), pending as ``trial_id``."""
+        with quiet_optuna():
+            if fixed is not None:
+                self._study.enqueue_trial(fixed)
+            trial = self._study.ask(self._distributions)
+        self._pending[trial_id] = _Running(trial)
+        self._trial_ids.append(trial_id)
+        return trial
+
     # -- the Strategy interface -------------------------------------------------
     def suggest(self, trial_id: int) -> Suggestion | None:
         limit = self.max_trials()
         if limit is not None and self._suggested >= limit:
             return None
-        with quiet_optuna():
-            trial = self._study.ask(self._distributions)
-        self._pending[trial_id] = trial
+        trial = self._ask(trial_id)
         self._suggested += 1
         return Suggestion(self._decode(trial.params), info={"optuna_number": trial.number})
 
     def report(self, trial_id: int, step: int, value: float) -> None:
-        trial = self._pending.get(trial_id)
-        if trial is not None and self.is_usable(value):
+        running = self._pending.get(trial_id)
+        if running is not None and self.is_usable(value):
             with quiet_optuna():
-                trial.report(float(value), int(step))
+                running.trial.report(float(value), int(step))
+            running.last_step = max(running.last_step, int(step))
 
     def observe(self, trial_id: int, value: float | None,
                 state: TrialState = TrialState.COMPLETED) -> None:
         import optuna
 
-        trial = self._pending.pop(trial_id, None)
-        if trial is None:
+        running = self._pending.pop(trial_id, None)
+        if running is None:
             return
-        usable = self.is_usable(value)
+        outcome, final = self._outcome(value, state)
         with quiet_optuna():
-            if state == TrialState.STOPPED:
-                if usable:
-                    steps = self._study._storage.get_trial(trial._trial_id).intermediate_values
-                    trial.report(float(value), max(steps, default=-1) + 1)  # type: ignore[arg-type]
-                self._study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-            elif usable and state != TrialState.FAILED:
-                self._study.tell(trial, float(value))  # type: ignore[arg-type]
-            else:
-                self._study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            if outcome == optuna.trial.TrialState.PRUNED and final is not None:
+                running.trial.report(final, running.last_step + 1)
+            told = final if outcome == optuna.trial.TrialState.COMPLETE else None
+            self._study.tell(running.trial, told, state=outcome)
 
     # -- resuming ---------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        trials = []
-        for t in self._study.get_trials(deepcopy=False):
-            trials.append({
-                "params": dict(t.params),
-                "state": t.state.name,
-                "value": t.value,
-                "intermediate": [[int(s), float(v)] for s, v in sorted(t.intermediate_values.items())],
-                "system_attrs": dict(t.system_attrs),
-            })
-        return {
-            "strategy": self.name,
-            "trials": trials,
-            "pending": {str(k): trial.number for k, trial in self._pending.items()},
-            "suggested": self._suggested,
-            "rng": {path: _encode_rng(h) for path, h in _rng_holders(self._study.sampler).items()},
-        }
+        return {"strategy": self.name, "seed": self.resolved_seed, "suggested": self._suggested}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore the seed and count; the trial list of an older state is ignored (see :meth:`rebuild`)."""
+        self.resolved_seed = int(state.get("seed", self.resolved_seed))
+        self._suggested = int(state["suggested"])
+
+    def rebuild(self, history: Sequence[TrialHistory]) -> None:
+        """Replay the store's trials into a fresh study: finished ones told, unfinished ones pending.
+
+        Example:
+            >>> from hpnb.core.space import FloatParameter, SearchSpace
+            >>> space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
+            >>> tpe = TPEStrategy(space, seed=0)
+            >>> tpe.rebuild([TrialHistory(0, {"x": 0.5}, TrialState.COMPLETED, 0.25),
+            ...              TrialHistory(1, {"x": 0.1}, TrialState.RUNNING)])
+            >>> tpe.state_dict()["suggested"], 0.0 <= tpe.suggest(2).params["x"] <= 1.0
+            (2, True)
+        """
+        self._suggested = max(self._suggested, len(history))
+        self._study = self._new_study(resumed_seed(self.resolved_seed, self._suggested))
+        self._pending, self._trial_ids = {}, []
+        finished = [t for t in history if t.state.is_finished]
+        attrs = self._replayed_attrs(finished)
+        frozen = {t.trial_id: self._frozen(t, attrs.get(t.trial_id, {})) for t in finished}
+        replayed = [(tid, f) for tid, f in frozen.items() if f is not None]
+        with quiet_optuna():
+            self._study.add_trials([f for _, f in replayed])
+        self._trial_ids = [tid for tid, _ in replayed]
+        for trial in history:
+            if not trial.state.is_finished:
+                self._resume_pending(trial)
+
+    def _replayed_attrs(self, finished: Sequence[TrialHistory]) -> dict[int, dict[str, Any]]:
+        """System attributes to attach to replayed trials, by trial id (none: TPE keeps no state there)."""
+        return {}
+
+    def _frozen(self, trial: TrialHistory, system_attrs: dict[str, Any]) -> optuna.trial.FrozenTrial | None:
+        """``trial`` as a finished Optuna trial; None when its params are not in the space any more."""
         import optuna
 
-        self._study = self._new_study()
-        with quiet_optuna():
-            for record in state["trials"]:
-                trial_state = optuna.trial.TrialState[record["state"]]
-                frozen = optuna.trial.create_trial(
-                    state=trial_state,
-                    params=record["params"],
-                    distributions={name: self._distributions[name] for name in record["params"]},
-                    value=record["value"] if trial_state == optuna.trial.TrialState.COMPLETE else None,
-                    intermediate_values={int(s): float(v) for s, v in record["intermediate"]},
-                    system_attrs=record["system_attrs"],
-                )
-                self._study.add_trial(frozen)
-        frozen_trials = self._study.get_trials(deepcopy=False)
-        self._pending = {int(k): optuna.trial.Trial(self._study, frozen_trials[n]._trial_id)
-                         for k, n in state["pending"].items()}
-        self._suggested = int(state["suggested"])
-        holders = _rng_holders(self._study.sampler)
-        for path, encoded in state["rng"].items():
-            _decode_rng(holders[path], encoded)
+        outcome, final = self._outcome(trial.value, trial.state)
+        steps = {int(s): float(v) for s, v in sorted(trial.intermediate.items()) if self.is_usable(v)}
+        if outcome == optuna.trial.TrialState.PRUNED:
+            if final is not None:
+                steps[max(steps, default=-1) + 1] = final
+            final = steps[max(steps)] if steps else None  # what Optuna's tell records for a pruned trial
+        try:
+            return optuna.trial.create_trial(
+                state=outcome, params=self._encode(trial.params), distributions=self._distributions,
+                value=final, intermediate_values=steps, system_attrs=system_attrs)
+        except (KeyError, ValueError, TypeError):
+            return None
+
+    def _resume_pending(self, trial: TrialHistory) -> None:
+        """Ask an unfinished trial again with its stored params and put back its reports."""
+        try:
+            fixed = self._encode(trial.params)
+        except (KeyError, ValueError, TypeError):
+            return
+        self._ask(trial.trial_id, fixed)
+        for step, value in sorted(trial.intermediate.items()):
+            self.report(trial.trial_id, step, value)
 
 
 class TPEStrategy(OptunaStrategy):
@@ -282,30 +348,13 @@ class TPEStrategy(OptunaStrategy):
     options = ("n_startup_trials", "multivariate", "group", "constant_liar", "n_ei_candidates")
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
-        return _checked(options, ints={"n_startup_trials": 0, "n_ei_candidates": 1},
-                        flags=("multivariate", "group", "constant_liar"))
+        return checked_options(options, ints={"n_startup_trials": 0, "n_ei_candidates": 1},
+                               flags=("multivariate", "group", "constant_liar"))
 
-    def _make_sampler(self) -> optuna.samplers.BaseSampler:
+    def _make_sampler(self, seed: int) -> optuna.samplers.BaseSampler:
         from optuna.samplers import TPESampler
 
         kwargs = dict(self.sampler_kwargs)
         if kwargs.get("group"):
             kwargs["multivariate"] = True  # Optuna requires it for group
-        return TPESampler(seed=self.resolved_seed, **kwargs)
-
-
-class CMAESStrategy(OptunaStrategy):
-    """Covariance matrix adaptation evolution strategy (``optuna.samplers.CmaEsSampler``)."""
-
-    name = "cmaes"
-    options = ("popsize", "n_startup_trials", "with_margin", "lr_adapt", "use_separable_cma",
-               "consider_pruned_trials")
-
-    def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
-        return _checked(options, ints={"popsize": 2, "n_startup_trials": 0},
-                        flags=("with_margin", "lr_adapt", "use_separable_cma", "consider_pruned_trials"))
-
-    def _make_sampler(self) -> optuna.samplers.BaseSampler:
-        from optuna.samplers import CmaEsSampler
-
-        return CmaEsSampler(seed=self.resolved_seed, warn_independent_sampling=False, **self.sampler_kwargs)
+        return TPESampler(seed=seed, **kwargs)

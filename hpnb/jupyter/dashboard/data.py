@@ -21,37 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
+from hpnb.core.summary import ExperimentState, ranked, summarize, trial_state
+from hpnb.core.summary import trial_score as score
 
 FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
-ACTIVE_EXPERIMENT_STATES = ("CREATED", "RUNNING")
-
-
-def score(trial: TrialRecord) -> float | None:
-    """The number a trial is ranked by: its final value, else the best it reported."""
-    return trial.value if trial.value is not None else trial.best
-
-
-def _rank_key(mode: str) -> Any:
-    sign = 1.0 if mode == "min" else -1.0
-
-    def key(trial: TrialRecord) -> tuple[int, float, int]:
-        value = score(trial)
-        if value is None or math.isnan(value):
-            return (1, 0.0, trial.trial_id)
-        return (0, sign * value, trial.trial_id)
-
-    return key
-
-
-def ranked(trials: Iterable[TrialRecord], mode: str) -> list[TrialRecord]:
-    """Trials best first (by ``mode``); trials without a score last, ties by trial id."""
-    return sorted(trials, key=_rank_key(mode))
-
-
-def best_trial(trials: Sequence[TrialRecord], mode: str) -> TrialRecord | None:
-    """The trial with the best score, or None when no trial has one yet."""
-    order = ranked(trials, mode)
-    return order[0] if order and score(order[0]) is not None else None
 
 
 # -- header ---------------------------------------------------------------------------------
@@ -81,30 +54,24 @@ class Header:
 
 
 def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: float) -> Header:
-    """The header of ``experiment`` at time ``now`` (epoch seconds).
+    """The header of ``experiment`` at time ``now`` (epoch seconds), from its one summary
+    (:func:`hpnb.core.summary.summarize`).
 
     ETA is the time left at the pace so far (finished trials per elapsed second),
     None until a trial has finished or once the search is over.
     """
-    counts = {state: 0 for state in ("RUNNING", "COMPLETED", "FAILED", "STOPPED")}
-    for trial in trials:
-        if trial.state in counts:
-            counts[trial.state] += 1
-    done = counts["COMPLETED"] + counts["FAILED"] + counts["STOPPED"]
-    active = experiment.state in ACTIVE_EXPERIMENT_STATES
-    end = now if active else max(experiment.updated, experiment.created)
-    elapsed = max(0.0, end - experiment.created)
+    summary = summarize(experiment, trials, now)
+    done, elapsed = summary.done, summary.elapsed
     eta = None
-    if active and done and elapsed > 0:
+    if summary.state.is_active and done and elapsed > 0:
         eta = max(0, experiment.budget - done) * elapsed / done
-    best = best_trial(trials, experiment.mode)
+    counts = summary.counts
     return Header(
-        name=experiment.name, strategy=experiment.strategy, metric=experiment.metric, mode=experiment.mode,
-        state=experiment.state, budget=experiment.budget, done=done, running=counts["RUNNING"],
+        name=summary.name, strategy=summary.strategy, metric=summary.metric, mode=summary.mode,
+        state=summary.state.value, budget=summary.budget, done=done, running=counts["RUNNING"],
         completed=counts["COMPLETED"], failed=counts["FAILED"], stopped=counts["STOPPED"],
-        elapsed=elapsed, eta=eta, best_value=None if best is None else score(best),
-        best_trial=None if best is None else best.trial_id,
-        best_params={} if best is None else dict(best.params), message=experiment.message,
+        elapsed=elapsed, eta=eta, best_value=summary.best_value, best_trial=summary.best_trial,
+        best_params=summary.best_params, message=summary.message,
     )
 
 
@@ -272,14 +239,15 @@ def trial_duration(trial: TrialRecord, now: float) -> float | None:
     return max(0.0, end - trial.start)
 
 
-def leaderboard_rows(trials: Sequence[TrialRecord], mode: str, now: float) -> list[LeaderboardRow]:
+def leaderboard_rows(trials: Sequence[TrialRecord], mode: str, now: float,
+                     search: ExperimentState = ExperimentState.RUNNING) -> list[LeaderboardRow]:
     """Every trial, best score first; the rank counts only trials with a score."""
     rows = []
     for position, trial in enumerate(ranked(trials, mode), start=1):
         value = score(trial)
         rows.append(LeaderboardRow(
             rank=position if value is not None else 0, trial_id=trial.trial_id, score=value,
-            state=trial.state, params=dict(trial.params), duration=trial_duration(trial, now),
+            state=trial_state(trial, search), params=dict(trial.params), duration=trial_duration(trial, now),
         ))
     return rows
 

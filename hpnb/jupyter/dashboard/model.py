@@ -15,6 +15,7 @@ from typing import Any
 
 from hpnb.core.space import SearchSpace
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
+from hpnb.core.summary import ExperimentState
 from hpnb.jupyter.dashboard import data
 
 #: at most this many result rows are read per update (the rest come with the next one).
@@ -69,7 +70,8 @@ class DashboardModel:
         return View(
             header=header,
             trials=list(self.trials),
-            leaderboard=data.leaderboard_rows(self.trials, experiment.mode, now),
+            leaderboard=data.leaderboard_rows(self.trials, experiment.mode, now,
+                                              ExperimentState(header.state)),
             failures=data.failures(self.trials),
             events=list(self.events),
             metrics=[experiment.metric, *metrics],

@@ -29,7 +29,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from hpnb.core.store import InvalidName, Store, StoreError, UnknownExperiment, validate_name
-from hpnb.jupyter.server.views import experiment_json, result_json, trial_json
+from hpnb.jupyter.server.views import experiment_json, result_json, search_state, trial_json
 
 T = TypeVar("T")
 
@@ -93,8 +93,7 @@ class ExperimentsHandler(HpnbHandler):
     @authorized
     async def get(self) -> None:
         def work(store: Store) -> list[dict[str, Any]]:
-            stats = store.experiment_stats()
-            return [experiment_json(e, stats.get(e.id), store.trials(e.id)) for e in store.experiments()]
+            return [experiment_json(e, store.trials(e.id)) for e in store.experiments()]
 
         self.write_json({"experiments": await self.in_store(work)})
 
@@ -107,7 +106,7 @@ class ExperimentHandler(HpnbHandler):
 
         def work(store: Store) -> dict[str, Any]:
             record = store.experiment(name)
-            body = experiment_json(record, store.experiment_stats().get(record.id), store.trials(record.id))
+            body = experiment_json(record, store.trials(record.id))
             body["spec"] = record.spec
             return body
 
@@ -123,8 +122,9 @@ class TrialsHandler(HpnbHandler):
         limit = self.int_argument("limit", MAX_PAGE, 1, MAX_PAGE) or MAX_PAGE
 
         def work(store: Store) -> dict[str, Any]:
-            trials = store.trials(store.experiment(name).id)
-            page = [trial_json(trial) for trial in trials[offset : offset + limit]]
+            record = store.experiment(name)
+            trials, state = store.trials(record.id), search_state(record)
+            page = [trial_json(trial, state) for trial in trials[offset : offset + limit]]
             return {"trials": page, "total": len(trials), "offset": offset, "limit": limit}
 
         self.write_json(await self.in_store(work))

@@ -9,9 +9,11 @@ Example:
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
-from hpnb.core.store import ExperimentRecord, ExperimentStats, ResultRow, TrialRecord
+from hpnb.core.store import ExperimentRecord, ResultRow, TrialRecord
+from hpnb.core.summary import ExperimentState, experiment_state, summarize, trial_score, trial_state
 
 
 def _number(value: float | None) -> float | None:
@@ -21,60 +23,27 @@ def _number(value: float | None) -> float | None:
     return value
 
 
-def trial_score(trial: TrialRecord) -> float | None:
-    """What the leaderboard ranks a trial by: its best value seen, else its final value."""
-    return _number(trial.best if trial.best is not None else trial.value)
+def experiment_json(record: ExperimentRecord, trials: list[TrialRecord]) -> dict[str, Any]:
+    """One experiment as :func:`hpnb.core.summary.summarize` tells it (state, progress, best
+    trial, whether it is active or resumable), as the sidebar shows it."""
+    return {**summarize(record, trials, time.time()).to_json(), "stop_requested": record.stop_requested}
 
 
-def best_trial(trials: list[TrialRecord], mode: str) -> TrialRecord | None:
-    """The trial with the best score for ``mode`` ("min" or "max"); ties go to the lower id."""
-    scored = [trial for trial in trials if trial_score(trial) is not None]
-    if not scored:
-        return None
-    sign = -1.0 if mode == "max" else 1.0
-    return min(scored, key=lambda trial: (sign * (trial_score(trial) or 0.0), trial.trial_id))
+def search_state(record: ExperimentRecord) -> ExperimentState:
+    return experiment_state(record, time.time())
 
 
-def experiment_json(
-    record: ExperimentRecord, stats: ExperimentStats | None, trials: list[TrialRecord]
-) -> dict[str, Any]:
-    """One experiment with its progress and best trial, as the sidebar shows it."""
-    counts = stats.counts if stats is not None else {}
-    best = best_trial(trials, record.mode)
-    return {
-        "name": record.name,
-        "state": record.state,
-        "strategy": record.strategy,
-        "metric": record.metric,
-        "mode": record.mode,
-        "budget": record.budget,
-        "parallel": record.parallel,
-        "done": stats.finished if stats is not None else 0,
-        "running": counts.get("RUNNING", 0),
-        "pending": counts.get("PENDING", 0),
-        "failed": counts.get("FAILED", 0),
-        "stopped": counts.get("STOPPED", 0),
-        "best": None
-        if best is None
-        else {"trial_id": best.trial_id, "value": trial_score(best), "params": best.params},
-        "created": record.created,
-        "updated": record.updated,
-        "message": record.message,
-        "stop_requested": record.stop_requested,
-    }
-
-
-def trial_json(trial: TrialRecord) -> dict[str, Any]:
-    """One trial with its parameters, state and scores."""
+def trial_json(trial: TrialRecord, search: ExperimentState) -> dict[str, Any]:
+    """One trial with its parameters, state (as shown: INTERRUPTED when its driver died) and scores."""
     return {
         "trial_id": trial.trial_id,
         "params": trial.params,
-        "state": trial.state,
+        "state": trial_state(trial, search),
         "start": trial.start,
         "end": trial.end,
         "value": _number(trial.value),
         "best": _number(trial.best),
-        "score": trial_score(trial),
+        "score": _number(trial_score(trial)),
         "last_step": trial.last_step,
         "error": trial.error,
         "parent": trial.parent,

@@ -114,7 +114,6 @@ def reads(store: Store) -> dict[str, Callable[[], Any]]:
     """Every read method of the store, with arguments that hit stored rows."""
     return {
         "experiments": store.experiments,
-        "experiment_stats": store.experiment_stats,
         "experiment": lambda: store.experiment(NAMES[0]),
         "find_experiment": lambda: store.find_experiment(NAMES[1]),
         "experiment_with_id": lambda: store.experiment_with_id(1),

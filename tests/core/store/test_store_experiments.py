@@ -202,27 +202,6 @@ def test_delete_experiment_removes_everything(
         store.delete_experiment("gone")
 
 
-def test_experiment_stats_count_states_and_pick_best_by_mode(
-    store: Store, new_experiment: Callable[..., ExperimentRecord]
-) -> None:
-    low = new_experiment(store, "low", mode="min")
-    high = new_experiment(store, "high", mode="max")
-    empty = new_experiment(store, "empty")
-    for exp in (low, high):
-        for trial_id, (state, value) in enumerate(
-            [("COMPLETED", 0.3), ("COMPLETED", 0.7), ("RUNNING", None)]
-        ):
-            store.add_trial(exp.id, trial_id, {}, state=state)
-            store.update_trial(exp.id, trial_id, value=value)
-        store.update_trial(exp.id, 2, best=0.5)
-    stats = store.experiment_stats()
-    assert stats[low.id].counts == {"COMPLETED": 2, "RUNNING": 1}
-    assert stats[low.id].finished == 2
-    assert stats[low.id].best == 0.3
-    assert stats[high.id].best == 0.7
-    assert stats[empty.id].counts == {} and stats[empty.id].best is None
-
-
 def test_closed_store_refuses_use(store_path: Path, new_experiment: Callable[..., ExperimentRecord]) -> None:
     store = Store(store_path)
     store.close()

@@ -15,7 +15,7 @@ def test_missing_file_reads_as_an_empty_store(tmp_path: Path) -> None:
         assert store.experiments() == []
         assert store.find_experiment("x") is None
         assert store.trials(1) == [] and store.results(1) == [] and store.events(1) == []
-        assert store.last_seq(1) == {} and store.result_count(1) == 0 and store.experiment_stats() == {}
+        assert store.last_seq(1) == {} and store.result_count(1) == 0
         assert store.results_since(1, 5) == ([], 5)
         with pytest.raises(UnknownExperiment, match="has no experiments yet"):
             store.experiment("x")

@@ -6,7 +6,7 @@ from typing import Any
 
 import optuna
 
-from hpnb.core.strategies.optuna_sampler import CMAESStrategy
+from hpnb.core.strategies.cmaes import CMAESStrategy
 from hpnb.testing import StrategySuite
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 from typing import Any
 
@@ -12,6 +11,7 @@ from optuna.distributions import CategoricalDistribution, FloatDistribution, Int
 
 from hpnb.core.errors import SpecError
 from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
+from hpnb.core.strategies.base import TrialHistory
 from hpnb.core.strategies.optuna_sampler import TPEStrategy, optuna_distribution
 from hpnb.core.trial import TrialState
 from hpnb.testing import StrategySuite
@@ -47,10 +47,15 @@ def test_same_values_as_optunas_own_sampler(optuna_values: Any, strategy_values:
     assert ours == optuna_values(optuna.samplers.TPESampler(seed=4), 25)
 
 
-def test_results_are_told_with_the_right_state() -> None:
+def _told(strategy: TPEStrategy) -> list[tuple[str, float | None, dict[int, float]]]:
+    """What the strategy's Optuna study holds of each trial: state, value, intermediate values."""
+    return [(t.state.name, t.value, dict(t.intermediate_values)) for t in strategy._study.get_trials()]
+
+
+def test_results_are_told_with_the_right_state_live_and_rebuilt() -> None:
     space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
     strategy = TPEStrategy(space, seed=0, mode="max")
-    for tid in range(4):
+    for tid in range(5):
         strategy.suggest(tid)
     strategy.report(0, 0, 0.2)
     strategy.report(0, 1, 0.3)
@@ -58,10 +63,30 @@ def test_results_are_told_with_the_right_state() -> None:
     strategy.observe(1, None, TrialState.FAILED)
     strategy.observe(2, float("inf"))
     strategy.observe(3, 0.9)
-    trials = json.loads(json.dumps(strategy.state_dict()))["trials"]
-    assert [t["state"] for t in trials] == ["PRUNED", "FAIL", "FAIL", "COMPLETE"]
-    assert trials[0]["intermediate"] == [[0, 0.2], [1, 0.3], [2, 0.35]]
-    assert trials[3]["value"] == 0.9
+    strategy.report(4, 0, 0.1)
+    expected = [("PRUNED", 0.35, {0: 0.2, 1: 0.3, 2: 0.35}), ("FAIL", None, {}), ("FAIL", None, {}),
+                ("COMPLETE", 0.9, {}), ("RUNNING", None, {0: 0.1})]
+    assert _told(strategy) == expected
+    params = [{"x": p} for p in (0.1, 0.2, 0.3, 0.4, 0.5)]
+    rebuilt = TPEStrategy(space, seed=0, mode="max")
+    rebuilt.rebuild([TrialHistory(0, params[0], TrialState.STOPPED, 0.35, {0: 0.2, 1: 0.3}),
+                     TrialHistory(1, params[1], TrialState.FAILED),
+                     TrialHistory(2, params[2], TrialState.COMPLETED, float("inf")),
+                     TrialHistory(3, params[3], TrialState.COMPLETED, 0.9),
+                     TrialHistory(4, params[4], TrialState.RUNNING, 0.1, {0: 0.1})])
+    assert _told(rebuilt) == expected
+    assert [t.params for t in rebuilt._study.get_trials()] == params
+    rebuilt.report(4, 1, 0.2)
+    rebuilt.observe(4, 0.3, TrialState.STOPPED)
+    assert _told(rebuilt)[-1] == ("PRUNED", 0.3, {0: 0.1, 1: 0.2, 2: 0.3})
+
+
+def test_state_is_the_seed_and_a_count() -> None:
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
+    strategy = TPEStrategy(space, seed=3)
+    for tid in range(20):
+        strategy.observe(tid, strategy.suggest(tid).params["x"])  # type: ignore[union-attr]
+    assert strategy.state_dict() == {"strategy": "tpe", "seed": 3, "suggested": 20}
 
 
 def test_optuna_stays_quiet(capsys: pytest.CaptureFixture[str]) -> None:

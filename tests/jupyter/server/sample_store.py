@@ -84,7 +84,8 @@ def write_sample_store(path: Path) -> SampleStore:
         live = store.create_experiment(
             RUNNING, spec, metric=METRIC, mode="min", strategy="tpe", budget=10, parallel=2
         )
-        store.update_experiment(live.id, state="RUNNING")
+        # a driver that beats for the next hour: the search reads as RUNNING from any process
+        store.update_experiment(live.id, state="RUNNING", heartbeat=time.time() + 3600)
         for trial_id in range(2):
             _write_trial(store, live.id, trial_id, STEPS, "COMPLETED")
         for trial_id in range(2, 4):
