@@ -19,7 +19,6 @@ import dataclasses
 import os
 import pickle
 import socket
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -52,17 +51,19 @@ class Search:
     Use :func:`search`, :func:`resume` or :func:`load` to get one.
     """
 
-    def __init__(self, store: Store, record: ExperimentRecord, spec: ExperimentSpec) -> None:
+    def __init__(self, store: Store, record: ExperimentRecord, spec: ExperimentSpec, *,
+                 objective: Callable[..., Any] | None = None, client: Client | None = None,
+                 namespace: Mapping[str, Any] | None = None) -> None:
+        """A handle of ``record``; with an ``objective`` it can drive the search (see :meth:`start`)."""
         self.store = store
         self.name = record.name
         self.experiment_id = record.id
         self.spec = spec
         self._driver: Driver | None = None
         self._listeners: list[Callable[[], None]] = []
-        self._done = threading.Event()
-        self._objective: Callable[..., Any] | None = None
-        self._client: Client | None = None
-        self._namespace: Mapping[str, Any] | None = None
+        self._objective = objective
+        self._client = client
+        self._namespace = namespace
         self._close_cluster: Callable[[], None] | None = None
 
     def __repr__(self) -> str:
@@ -315,8 +316,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         metric=parsed.metric, mode=parsed.mode, strategy=parsed.strategy.name, budget=parsed.trials,
         parallel=parsed.parallel, overwrite=overwrite,
     )
-    handle = Search(opened, record, parsed)
-    handle._objective, handle._client, handle._namespace = objective, client, namespace
+    handle = Search(opened, record, parsed, objective=objective, client=client, namespace=namespace)
     handle._start()
     return handle
 
@@ -361,8 +361,8 @@ def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Cli
             namespace: Mapping[str, Any] | None) -> Search:
     record = opened.experiment(name)
     _refuse_if_driven_elsewhere(record)
-    handle = Search(opened, record, parse_spec(record.spec))
-    handle._objective, handle._client, handle._namespace = objective, client, namespace
+    handle = Search(opened, record, parse_spec(record.spec), objective=objective, client=client,
+                    namespace=namespace)
     handle._start()
     return handle
 

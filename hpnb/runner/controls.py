@@ -1,16 +1,16 @@
 """What the driver does on user commands and stop requests: stop, withdraw, extend, scale.
 
-A mixin of :class:`hpnb.runner.driver.Driver`, kept apart so the loop itself
-stays short; it runs on the driver thread like the rest of the driver.
+A part of :class:`hpnb.runner.driver.Driver` (it holds one), kept apart so the
+loop itself stays short; it runs on the driver thread like the rest of the driver.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from hpnb.runner.driver import Driver
     from hpnb.runner.trial_runtime import TrialRuntime
 
 
@@ -22,87 +22,83 @@ class Command:
     value: int | None = None
 
 
-class DriverControls:
-    """Commands and stops; relies on the attributes and helpers of ``Driver``."""
+class DriverCommands:
+    """What the driver does on commands and stop requests; it acts on the driver it belongs to.
 
-    running: dict[int, TrialRuntime]
-    requeue: list[TrialRuntime]
-    stopping: str | None
-    auto_parallel: bool
-    exhausted: bool
-    scale: Callable[[int], None] | None
-    public: Any
-    writer: Any
-    executor: Any
-    strategy: Any
-    spec: Any
-    store: Any
-    name: str
-    experiment_id: int
+    Example:
+        >>> commands = DriverCommands(driver)  # doctest: +SKIP
+        >>> commands.handle(Command("extend", 5))  # doctest: +SKIP
+    """
 
-    def _request_stop(self, runtime: TrialRuntime, reason: str) -> None:
-        raise NotImplementedError
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
 
-    def _in_flight_limit(self) -> int:
-        raise NotImplementedError
-
-    def _on_command(self, command: Command) -> None:
+    def handle(self, command: Command) -> None:
+        """Carry out a user's command (stop, stop_trial, extend, parallel) and record it."""
+        d = self.driver
         if command.kind == "stop":
-            self._stop_all("stopped by the user")
-        elif command.kind == "stop_trial" and command.value in self.running:
-            self._request_stop(self.running[command.value], "stopped by the user")
+            self.stop_all("stopped by the user")
+        elif command.kind == "stop_trial" and command.value in d.running:
+            d.request_stop(d.running[command.value], "stopped by the user")
         elif command.kind == "extend" and command.value:
-            self.public.budget += command.value
-            self.exhausted = False if self.strategy.max_trials() is None else self.exhausted
-            self.writer.experiment(budget=self.public.budget)
+            d.public.budget += command.value
+            d.exhausted = False if d.strategy.max_trials() is None else d.exhausted
+            d.writer.experiment(budget=d.public.budget)
         elif command.kind == "parallel" and command.value:
-            self.public.parallel, self.auto_parallel = command.value, False
-            self._withdraw_extra()
-            self._scale_cluster(command.value)
-            self.writer.experiment(parallel=command.value)
+            d.public.parallel, d.auto_parallel = command.value, False
+            self.withdraw_extra()
+            self.scale_cluster(command.value)
+            d.writer.experiment(parallel=command.value)
         else:
             return
-        self.writer.event(command.kind, {"value": command.value})
+        d.writer.event(command.kind, {"value": command.value})
 
-    def _stop_all(self, reason: str, final: str = "STOPPED") -> None:
-        self.stopping = final
-        self.public.message = reason
-        for runtime in list(self.running.values()):
+    def stop_all(self, reason: str, final: str = "STOPPED") -> None:
+        """Stop the search: running trials are asked to stop, queued ones withdrawn."""
+        d = self.driver
+        d.stopping = final
+        d.public.message = reason
+        for runtime in list(d.running.values()):
             if runtime.attempt_started:
-                self._request_stop(runtime, reason)
+                d.request_stop(runtime, reason)
             else:
-                self._withdraw(runtime)
+                self.withdraw(runtime)
 
-    def _withdraw(self, runtime: TrialRuntime, requeue: bool = False) -> None:
+    def withdraw(self, runtime: TrialRuntime, requeue: bool = False) -> None:
         """Take back a queued attempt that never started: it stays PENDING, to run later
         (or on resume). Its next attempt gets a new number, so a late start is ignored."""
-        self.executor.cancel(runtime.trial_id, runtime.attempt)
-        del self.running[runtime.trial_id]
+        d = self.driver
+        d.executor.cancel(runtime.trial_id, runtime.attempt)
+        del d.running[runtime.trial_id]
         runtime.new_attempt(skip_through_step=runtime.last_stored_step)
         if requeue:
-            self.requeue.insert(0, runtime)
+            d.requeue.insert(0, runtime)
 
-    def _withdraw_extra(self) -> None:
+    def withdraw_extra(self) -> None:
         """After ``parallel`` went down: take back queued attempts beyond the new limit."""
-        queued = [r for r in self.running.values() if not r.attempt_started]
+        d = self.driver
+        queued = [r for r in d.running.values() if not r.attempt_started]
         for runtime in sorted(queued, key=lambda r: -r.trial_id):
-            if len(self.running) <= self._in_flight_limit():
+            if len(d.running) <= d.in_flight_limit():
                 return
-            self._withdraw(runtime, requeue=True)
+            self.withdraw(runtime, requeue=True)
 
-    def _scale_cluster(self, parallel: int) -> None:
+    def scale_cluster(self, parallel: int) -> None:
         """Grow or shrink a cluster hpnb started for this search to ``parallel`` slots."""
-        if self.scale is None:
+        d = self.driver
+        if d.scale is None:
             return
-        threads = self.spec.resources.threads_per_worker
+        threads = d.spec.resources.threads_per_worker
         try:
-            self.scale(-(-parallel // threads))
+            d.scale(-(-parallel // threads))
         except Exception as exc:  # a cluster that cannot scale still runs the search
-            self.writer.event("scale_failed", {"parallel": parallel, "error": str(exc)})
+            d.writer.event("scale_failed", {"parallel": parallel, "error": str(exc)})
 
-    def _poll_store_stop(self) -> None:
-        record = self.store.find_experiment(self.name)
-        if record is not None and record.stop_requested and not self.stopping:
-            self.store.clear_stop(self.experiment_id)
-            self._stop_all("stop requested from outside the kernel")
-            self.writer.event("stop", {"source": "store"})
+    def poll_store_stop(self) -> None:
+        """Stop when another process set the stop flag in the store (the sidebar, the CLI)."""
+        d = self.driver
+        record = d.store.find_experiment(d.name)
+        if record is not None and record.stop_requested and not d.stopping:
+            d.store.clear_stop(d.experiment_id)
+            self.stop_all("stop requested from outside the kernel")
+            d.writer.event("stop", {"source": "store"})

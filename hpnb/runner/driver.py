@@ -26,7 +26,7 @@ from hpnb.core.strategies.pbt_exploit import Exploit
 from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
-from hpnb.runner.controls import Command, DriverControls
+from hpnb.runner.controls import Command, DriverCommands
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.objective import TrialTask, target_problem
@@ -63,7 +63,7 @@ class DriverState:
     message: str | None = None
 
 
-class Driver(DriverControls, threading.Thread):
+class Driver(threading.Thread):
     """Runs one search to its end in a background thread."""
 
     def __init__(self, *, objective: Callable[..., Any], spec: ExperimentSpec, experiment_id: int,
@@ -103,6 +103,7 @@ class Driver(DriverControls, threading.Thread):
         self.exhausted = False
         self.failures_in_row = 0
         self.first_failure: str | None = None
+        self.commands = DriverCommands(self)
         #: what the search's message must keep saying whatever it ends with (stuck worker threads)
         self.notes: list[str] = []
 
@@ -124,7 +125,7 @@ class Driver(DriverControls, threading.Thread):
                 self._check_capacity()
                 if time.monotonic() >= next_store_poll:
                     next_store_poll = time.monotonic() + STORE_STOP_POLL
-                    self._poll_store_stop()
+                    self.commands.poll_store_stop()
                 if time.monotonic() >= next_beat:  # alive, for readers in any process on any host
                     next_beat = time.monotonic() + HEARTBEAT_INTERVAL
                     self.writer.experiment(heartbeat=time.time())
@@ -160,7 +161,7 @@ class Driver(DriverControls, threading.Thread):
         elif isinstance(message, AttemptDone):
             self._on_done(message)
         elif isinstance(message, Command):
-            self._on_command(message)
+            self.commands.handle(message)
 
     def offer(self, command: Command) -> bool:
         """Hand ``command`` to the loop; False once the loop has ended (it would be lost)."""
@@ -196,7 +197,7 @@ class Driver(DriverControls, threading.Thread):
         if self.auto_parallel and self.capacity != self.public.parallel:
             self.public.parallel = self.capacity
 
-    def _in_flight_limit(self) -> int:
+    def in_flight_limit(self) -> int:
         """How many attempts may be submitted at once.
 
         When every slot is used and results do not change later suggestions, the
@@ -209,7 +210,7 @@ class Driver(DriverControls, threading.Thread):
         return parallel
 
     def _fill_slots(self) -> None:
-        while not self.stopping and len(self.running) < self._in_flight_limit():
+        while not self.stopping and len(self.running) < self.in_flight_limit():
             if self.requeue:
                 self._submit(self.requeue.pop(0))
                 continue
@@ -288,7 +289,7 @@ class Driver(DriverControls, threading.Thread):
         if exploit is not None:
             return self._exploit(runtime, exploit)
         if self.scheduler.on_result(runtime.trial_id, step, value) is Decision.STOP:
-            self._request_stop(runtime, self._stop_reason(step))
+            self.request_stop(runtime, self._stop_reason(step))
         return False
 
     def _exploit(self, runtime: TrialRuntime, exploit: Exploit) -> bool:
@@ -324,7 +325,7 @@ class Driver(DriverControls, threading.Thread):
             return f"{BUDGET_REACHED} (max_t={max_t})"
         return f"early stopping ({self.scheduler.name}) at step {step}"
 
-    def _request_stop(self, runtime: TrialRuntime, reason: str) -> None:
+    def request_stop(self, runtime: TrialRuntime, reason: str) -> None:
         if runtime.stop_reason is None:
             runtime.stop_reason = reason
             runtime.stop_sent_at = time.monotonic()
@@ -377,7 +378,7 @@ class Driver(DriverControls, threading.Thread):
         now = time.monotonic()
         if self.deadline is not None and now >= self.deadline and not self.stopping:
             limit = describe_duration(self.spec.timeout or 0.0)
-            self._stop_all(f"the search reached its time limit (timeout: {limit})")
+            self.commands.stop_all(f"the search reached its time limit (timeout: {limit})")
         trial_limit = self.spec.trial_timeout
         if trial_limit is None:
             return
@@ -385,7 +386,7 @@ class Driver(DriverControls, threading.Thread):
             began = runtime.attempt_began
             if began is not None and runtime.stop_reason is None and now - began > trial_limit:
                 runtime.timed_out = f"ran longer than {describe_duration(trial_limit)} (trial_timeout)"
-                self._request_stop(runtime, runtime.timed_out)
+                self.request_stop(runtime, runtime.timed_out)
 
     def _settle(self, runtime: TrialRuntime, done: AttemptDone) -> None:
         """Turn an ended attempt into a final trial state, or a retry."""
@@ -396,7 +397,7 @@ class Driver(DriverControls, threading.Thread):
             if not runtime.attempt_started and not self.stopping and runtime.lost_queued < MAX_LOST_QUEUED:
                 # lost while queued behind another trial on a worker that died: not its failure
                 runtime.lost_queued += 1
-                self._withdraw(runtime, requeue=True)
+                self.commands.withdraw(runtime, requeue=True)
             elif runtime.stop_reason is not None:
                 self._end(runtime, TrialState.STOPPED, runtime.metrics, None, done.worker)
             elif runtime.retries < self.spec.retries and not self.stopping:
@@ -461,7 +462,7 @@ class Driver(DriverControls, threading.Thread):
         self.failures_in_row += 1
         self.first_failure = self.first_failure or error
         if self.failures_in_row >= self.spec.max_failures and not self.stopping:
-            self._stop_all(f"{self.failures_in_row} trials failed in a row; the first error was:\n"
+            self.commands.stop_all(f"{self.failures_in_row} trials failed in a row; the first error was:\n"
                            f"{self.first_failure}", final="FAILED")
 
     # -- commands -----------------------------------------------------------------------
