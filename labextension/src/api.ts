@@ -18,15 +18,26 @@ export interface IBest {
 /** One experiment as the sidebar lists it. */
 export interface IExperimentSummary {
   name: string;
+  /** CREATED, RUNNING, COMPLETED, STOPPED, FAILED, or INTERRUPTED when its driver died. */
   state: string;
+  /** A driver works on it (a stop request makes sense); absent from older servers. */
+  active?: boolean;
+  /** No driver works on it, so `resume` can continue it; absent from older servers. */
+  resumable?: boolean;
   strategy: string;
   metric: string;
   mode: Mode;
   budget: number | null;
   done: number;
+  pending?: number;
   running: number;
+  completed?: number;
   failed: number;
   stopped: number;
+  /** Trials a dead driver left running or pending. */
+  interrupted?: number;
+  /** `host:pid` of the driving process, when one ever claimed it. */
+  driver?: string | null;
   best: IBest | null;
   created: number;
   updated: number;

@@ -1,6 +1,6 @@
 /**
- * The main-area view of one experiment: header with state and a Stop button,
- * leaderboard, metric curves and parallel coordinates. It reads only the
+ * The main-area view of one experiment: header with state and a Stop button
+ * (Resume… when its driver died), leaderboard, metric curves and parallel coordinates. It reads only the
  * server routes, so it works for finished searches with no kernel running.
  */
 
@@ -8,9 +8,10 @@ import { MainAreaWidget } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import type { HpnbClient, IExperimentSummary, IResult, ITrial } from './api';
-import { formatParam, formatProgress, formatScore, isActive, stateClass } from './format';
+import { experimentAction, formatParam, formatProgress, formatScore, isActive, stateClass } from './format';
 import { parameterNames, rankTrials } from './leaderboard';
 import { curveTraces, parcoordsTrace } from './plots';
+import { resumeButton, showResumeDialog } from './resume';
 
 /** Time between two refreshes of a running experiment, in milliseconds. */
 export const VIEW_REFRESH_MS = 3000;
@@ -77,6 +78,7 @@ function leaderboardTable(trials: ITrial[], experiment: IExperimentSummary): HTM
 export class ExperimentPanel extends Widget {
   private readonly header = document.createElement('div');
   private readonly stopButton = document.createElement('button');
+  private readonly resumeButton: HTMLButtonElement;
   private readonly leaderboard: HTMLDivElement;
   private readonly curves: HTMLDivElement;
   private readonly parcoords: HTMLDivElement;
@@ -96,6 +98,8 @@ export class ExperimentPanel extends Widget {
     this.stopButton.className = 'hpnb-stop jp-mod-styled jp-mod-warn';
     this.stopButton.textContent = 'Stop search';
     this.stopButton.addEventListener('click', () => void this.requestStop());
+    this.resumeButton = resumeButton(experimentName);
+    this.resumeButton.addEventListener('click', () => void showResumeDialog(this.experimentName));
     const [board, boardBody] = section('Leaderboard', 'hpnb-leaderboard-section');
     const [curves, curvesBody] = section('Metric curves', 'hpnb-curves-section');
     const [parcoords, parcoordsBody] = section('Parallel coordinates', 'hpnb-parcoords-section');
@@ -125,8 +129,8 @@ export class ExperimentPanel extends Widget {
       this.renderHeader(experiment, '');
       this.leaderboard.replaceChildren(leaderboardTable(trials, experiment));
       await this.draw(trials, experiment);
-      if (!isActive(experiment.state)) {
-        this.stopPolling();
+      if (!isActive(experiment) && experiment.state !== 'INTERRUPTED') {
+        this.stopPolling(); // an interrupted one is watched until someone resumes it: see tick()
       }
     } catch (error) {
       this.renderHeader(this.experiment, `Cannot load ${this.experimentName}: ${(error as Error).message}`);
@@ -137,7 +141,26 @@ export class ExperimentPanel extends Widget {
 
   protected onAfterAttach(): void {
     void this.refresh();
-    this.timer = window.setInterval(() => void this.refresh(), VIEW_REFRESH_MS);
+    this.timer = window.setInterval(() => void this.tick(), VIEW_REFRESH_MS);
+  }
+
+  /**
+   * One poll: a full refresh, except for a search nobody drives (interrupted),
+   * where only its summary is fetched until it changes (resumed elsewhere).
+   */
+  private async tick(): Promise<void> {
+    const last = this.experiment;
+    if (last && !isActive(last) && !this.busy) {
+      try {
+        const now = await this.client.experiment(this.experimentName);
+        if (now.state === last.state && now.updated === last.updated && now.done === last.done) {
+          return;
+        }
+      } catch {
+        return; // the next tick tries again
+      }
+    }
+    await this.refresh();
   }
 
   protected onBeforeDetach(): void {
@@ -182,10 +205,13 @@ export class ExperimentPanel extends Widget {
       const best = experiment.best ? formatScore(experiment.best.value) : '—';
       summary.textContent = `${experiment.strategy} · ${formatProgress(experiment)} · best ${experiment.mode} ${experiment.metric}: ${best}`;
       parts.push(badge, summary);
-      if (isActive(experiment.state)) {
+      const action = experimentAction(experiment);
+      if (action === 'stop') {
         this.stopButton.disabled = experiment.stop_requested;
         this.stopButton.textContent = experiment.stop_requested ? 'Stopping…' : 'Stop search';
         parts.push(this.stopButton);
+      } else if (action === 'resume') {
+        parts.push(this.resumeButton);
       }
     }
     if (error) {

@@ -66,17 +66,24 @@ export function formatAge(epochSeconds: number | null | undefined, now: number):
   return `${Math.floor(hours / 24)} d ago`;
 }
 
-/** `12 / 40` trials done, with running and failed counts when there are any. */
+/**
+ * `12 / 40` trials done, with running, interrupted and failed counts when
+ * there are any (interrupted: trials a dead driver left unfinished).
+ */
 export function formatProgress(progress: {
   done: number;
   budget: number | null;
   running: number;
   failed: number;
+  interrupted?: number;
 }): string {
   const total = progress.budget === null ? '?' : String(progress.budget);
   const parts = [`${progress.done} / ${total}`];
   if (progress.running > 0) {
     parts.push(`${progress.running} running`);
+  }
+  if ((progress.interrupted ?? 0) > 0) {
+    parts.push(`${progress.interrupted} interrupted`);
   }
   if (progress.failed > 0) {
     parts.push(`${progress.failed} failed`);
@@ -98,7 +105,63 @@ export function stateClass(state: string): string {
   return `hpnb-state-${known}`;
 }
 
-/** Whether an experiment in this state can still be asked to stop. */
-export function isActive(state: string): boolean {
-  return state === 'RUNNING' || state === 'CREATED';
+/** What the server says of an experiment's liveness; older servers send only `state`. */
+export interface IExperimentLiveness {
+  state: string;
+  /** A driver works on it right now: a stop request makes sense. */
+  active?: boolean;
+  /** No driver works on it: `resume` can continue (or extend) it. */
+  resumable?: boolean;
+}
+
+/**
+ * Whether a driver works on the experiment (a Stop button makes sense): the
+ * server's `active` field, else (a server without it) judged by the state.
+ */
+export function isActive(experiment: IExperimentLiveness): boolean {
+  if (typeof experiment.active === 'boolean') {
+    return experiment.active;
+  }
+  return experiment.state === 'RUNNING' || experiment.state === 'CREATED';
+}
+
+/** Whether `resume` can continue the experiment: the server's `resumable`, else not active. */
+export function isResumable(experiment: IExperimentLiveness): boolean {
+  if (typeof experiment.resumable === 'boolean') {
+    return experiment.resumable;
+  }
+  return !isActive(experiment);
+}
+
+/** The action a view offers for an experiment: stop it, explain how to resume it, or none. */
+export type ExperimentAction = 'stop' | 'resume' | null;
+
+/**
+ * Stop while a driver works on it; Resume… for a search whose driver died
+ * (INTERRUPTED, so it needs someone to continue it); nothing otherwise.
+ */
+export function experimentAction(experiment: IExperimentLiveness): ExperimentAction {
+  if (isActive(experiment)) {
+    return 'stop';
+  }
+  if (experiment.state === 'INTERRUPTED' && isResumable(experiment)) {
+    return 'resume';
+  }
+  return null;
+}
+
+/** The two ways to continue a stored search; the browser cannot run its objective. */
+export interface IResumeCommands {
+  /** Line magic, in a notebook whose kernel defines the objective. */
+  notebook: string;
+  /** Shell command, with the objective named as `module:function`. */
+  terminal: string;
+}
+
+/** The commands that continue the search `name`. */
+export function resumeCommands(name: string): IResumeCommands {
+  return {
+    notebook: `%hpsearch resume ${name}`,
+    terminal: `hpnb resume ${name} --objective MODULE:FUNCTION`
+  };
 }

@@ -1,12 +1,21 @@
 /**
  * The "Hyperparameter searches" panel of the left area: every experiment in
- * the store, refreshed while the panel is visible, with a filter box.
+ * the store, refreshed while the panel is visible, with a filter box, a Stop
+ * button on searches a driver works on and Resume… on interrupted ones.
  */
 
 import { Widget } from '@lumino/widgets';
 
 import type { HpnbClient, IExperimentSummary } from './api';
-import { formatAge, formatProgress, formatScore, progressFraction, stateClass } from './format';
+import {
+  experimentAction,
+  formatAge,
+  formatProgress,
+  formatScore,
+  progressFraction,
+  stateClass
+} from './format';
+import { resumeButton, showResumeDialog } from './resume';
 
 /** Time between two refreshes of the list, in milliseconds. */
 export const SIDEBAR_REFRESH_MS = 2500;
@@ -37,17 +46,44 @@ function element<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** Stop or Resume… for a row, as the server's `active`/`resumable` fields say; null for neither. */
+function actionButton(experiment: IExperimentSummary, stopping: boolean): HTMLButtonElement | null {
+  const action = experimentAction(experiment);
+  if (action === 'resume') {
+    const button = resumeButton(experiment.name, 'hpnb-experiment-action');
+    button.dataset.action = 'resume';
+    return button;
+  }
+  if (action === 'stop') {
+    const pending = stopping || experiment.stop_requested;
+    const button = element(
+      'button',
+      'hpnb-stop hpnb-experiment-action jp-mod-styled jp-mod-warn',
+      pending ? 'Stopping…' : 'Stop'
+    );
+    button.type = 'button';
+    button.title = `Ask ${experiment.name} to stop`;
+    button.disabled = pending;
+    button.dataset.action = 'stop';
+    return button;
+  }
+  return null;
+}
+
 /** One row of the list. */
-function experimentItem(experiment: IExperimentSummary, now: number): HTMLLIElement {
+function experimentItem(experiment: IExperimentSummary, now: number, stopping: boolean): HTMLLIElement {
   const item = element('li', 'hpnb-experiment');
   item.dataset.name = experiment.name;
   item.title = `Open ${experiment.name}`;
 
   const head = element('div', 'hpnb-experiment-head');
-  head.append(
-    element('span', 'hpnb-experiment-name', experiment.name),
-    element('span', `hpnb-badge ${stateClass(experiment.state)}`, experiment.state.toLowerCase())
-  );
+  const side = element('span', 'hpnb-experiment-side');
+  const action = actionButton(experiment, stopping);
+  if (action) {
+    side.append(action);
+  }
+  side.append(element('span', `hpnb-badge ${stateClass(experiment.state)}`, experiment.state.toLowerCase()));
+  head.append(element('span', 'hpnb-experiment-name', experiment.name), side);
 
   const bar = element('div', 'hpnb-progress');
   const fill = element('div', 'hpnb-progress-fill');
@@ -72,6 +108,10 @@ export class ExperimentsSidebar extends Widget {
   private readonly status: HTMLDivElement;
   private experiments: IExperimentSummary[] = [];
   private error = '';
+  /** Error of the last Stop, shown until the next action. */
+  private actionError = '';
+  /** Names whose stop request is on its way (their button stays disabled). */
+  private readonly stopping = new Set<string>();
   private timer: number | undefined;
 
   constructor(
@@ -141,8 +181,15 @@ export class ExperimentsSidebar extends Widget {
   private render(): void {
     const now = Date.now() / 1000;
     const shown = this.experiments.filter(experiment => matchesFilter(experiment, this.filterInput.value));
-    this.list.replaceChildren(...shown.map(experiment => experimentItem(experiment, now)));
-    let message = this.error;
+    for (const experiment of this.experiments) {
+      if (experiment.stop_requested || experimentAction(experiment) !== 'stop') {
+        this.stopping.delete(experiment.name);
+      }
+    }
+    this.list.replaceChildren(
+      ...shown.map(experiment => experimentItem(experiment, now, this.stopping.has(experiment.name)))
+    );
+    let message = this.error || this.actionError;
     if (!message && shown.length === 0) {
       message = this.experiments.length
         ? 'No experiment matches the filter.'
@@ -152,9 +199,36 @@ export class ExperimentsSidebar extends Widget {
   }
 
   private onClick(event: MouseEvent): void {
-    const item = (event.target as HTMLElement).closest<HTMLElement>('.hpnb-experiment');
-    if (item?.dataset.name) {
-      this.open(item.dataset.name);
+    const target = event.target as HTMLElement;
+    const item = target.closest<HTMLElement>('.hpnb-experiment');
+    const name = item?.dataset.name;
+    if (!name) {
+      return;
     }
+    const button = target.closest<HTMLButtonElement>('button[data-action]');
+    if (button) {
+      event.stopPropagation();
+      this.actionError = '';
+      if (button.dataset.action === 'resume') {
+        void showResumeDialog(name);
+      } else if (button.dataset.action === 'stop' && !button.disabled) {
+        void this.requestStop(name, button);
+      }
+      return;
+    }
+    this.open(name);
+  }
+
+  private async requestStop(name: string, button: HTMLButtonElement): Promise<void> {
+    this.stopping.add(name);
+    button.disabled = true;
+    button.textContent = 'Stopping…';
+    try {
+      await this.client.stop(name);
+    } catch (error) {
+      this.stopping.delete(name);
+      this.actionError = `Cannot stop ${name}: ${(error as Error).message}`;
+    }
+    await this.refresh();
   }
 }

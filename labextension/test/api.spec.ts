@@ -1,4 +1,5 @@
 import { ApiError, HpnbClient, MAX_PAGE, resultsUrl, stopUrl, trialsUrl, type IResult } from '../src/api';
+import { experimentAction, formatProgress } from '../src/format';
 
 describe('URLs', () => {
   it('builds paged trial and result paths', () => {
@@ -62,5 +63,44 @@ describe('HpnbClient', () => {
       status: 409,
       message: 'only a running search can be stopped'
     });
+  });
+});
+
+describe('experiment JSON', () => {
+  const answer = (fields: Record<string, unknown>) => async () =>
+    ({
+      ok: true,
+      status: 200,
+      statusText: 'OK',
+      text: async () =>
+        JSON.stringify({
+          name: 's',
+          strategy: 'random',
+          metric: 'loss',
+          mode: 'min',
+          budget: 8,
+          done: 3,
+          pending: 0,
+          running: 0,
+          completed: 3,
+          stopped: 0,
+          failed: 0,
+          interrupted: 2,
+          best: null,
+          created: 1,
+          updated: 2,
+          message: null,
+          driver: 'host:123',
+          stop_requested: false,
+          ...fields
+        })
+    }) as Response;
+
+  it('decides Stop or Resume… from the fields the server sends', async () => {
+    const interrupted = await new HpnbClient(answer({ state: 'INTERRUPTED', active: false, resumable: true })).experiment('s');
+    expect(experimentAction(interrupted)).toBe('resume');
+    expect(formatProgress(interrupted)).toBe('3 / 8 · 2 interrupted');
+    const running = await new HpnbClient(answer({ state: 'RUNNING', active: true, resumable: false })).experiment('s');
+    expect(experimentAction(running)).toBe('stop');
   });
 });

@@ -1,11 +1,18 @@
+/// <reference types="node" />
+import { readFileSync } from 'fs';
+import { join } from 'path';
+
 import {
+  experimentAction,
   formatAge,
   formatParam,
   formatParams,
   formatProgress,
   formatScore,
   isActive,
+  isResumable,
   progressFraction,
+  resumeCommands,
   stateClass
 } from '../src/format';
 
@@ -58,6 +65,12 @@ describe('progress', () => {
     expect(formatProgress({ done: 40, budget: 40, running: 0, failed: 0 })).toBe('40 / 40');
     expect(formatProgress({ done: 3, budget: null, running: 0, failed: 0 })).toBe('3 / ?');
   });
+  it('counts interrupted trials where running ones are counted', () => {
+    expect(formatProgress({ done: 2, budget: 10, running: 0, interrupted: 3, failed: 1 })).toBe(
+      '2 / 10 · 3 interrupted · 1 failed'
+    );
+    expect(formatProgress({ done: 2, budget: 10, running: 1, interrupted: 0, failed: 0 })).toBe('2 / 10 · 1 running');
+  });
   it('clamps the fraction to [0, 1]', () => {
     expect(progressFraction(5, 10)).toBe(0.5);
     expect(progressFraction(15, 10)).toBe(1);
@@ -69,12 +82,62 @@ describe('progress', () => {
 describe('states', () => {
   it('maps a state to its badge class and never injects other text', () => {
     expect(stateClass('RUNNING')).toBe('hpnb-state-running');
+    expect(stateClass('INTERRUPTED')).toBe('hpnb-state-interrupted');
     expect(stateClass('x" onclick="y')).toBe('hpnb-state-unknown');
   });
-  it('knows which experiments can be stopped', () => {
-    expect(isActive('RUNNING')).toBe(true);
-    expect(isActive('CREATED')).toBe(true);
-    expect(isActive('COMPLETED')).toBe(false);
-    expect(isActive('INTERRUPTED')).toBe(false);
+  it('gives the interrupted badge a colour of its own in the style sheet', () => {
+    const css = readFileSync(join(__dirname, '..', 'style', 'base.css'), 'utf8');
+    const rule = (name: string) => new RegExp(`\\.${name}\\s*\\{([^}]*)\\}`).exec(css)?.[1];
+    const interrupted = rule('hpnb-state-interrupted');
+    expect(interrupted).toMatch(/background:/);
+    for (const other of ['stopped', 'failed', 'completed']) {
+      expect(css).not.toMatch(new RegExp(`hpnb-state-${other},\\s*\\.hpnb-state-interrupted`));
+      expect(rule(`hpnb-state-${other}`)).not.toBe(interrupted);
+    }
+  });
+});
+
+/** The experiment JSON of the REST route, as the server sends it (trimmed to what matters here). */
+function body(fields: Record<string, unknown>): string {
+  return JSON.stringify({ name: 'mlp-lr', done: 2, budget: 10, running: 0, failed: 0, ...fields });
+}
+
+describe('Stop or Resume…', () => {
+  it('offers Stop exactly while the server says a driver works on the search', () => {
+    expect(experimentAction(JSON.parse(body({ state: 'RUNNING', active: true, resumable: false })))).toBe('stop');
+    expect(experimentAction(JSON.parse(body({ state: 'CREATED', active: true, resumable: false })))).toBe('stop');
+    // the server's fields win over the state
+    expect(experimentAction(JSON.parse(body({ state: 'RUNNING', active: false, resumable: true })))).toBe(null);
+  });
+  it('offers Resume… instead of Stop for an interrupted search', () => {
+    const interrupted = JSON.parse(body({ state: 'INTERRUPTED', active: false, resumable: true, interrupted: 3 }));
+    expect(experimentAction(interrupted)).toBe('resume');
+    expect(isActive(interrupted)).toBe(false);
+    expect(isResumable(interrupted)).toBe(true);
+    expect(experimentAction(JSON.parse(body({ state: 'INTERRUPTED', active: false, resumable: false })))).toBe(null);
+  });
+  it('offers nothing for a search that ended', () => {
+    for (const state of ['COMPLETED', 'STOPPED', 'FAILED']) {
+      expect(experimentAction(JSON.parse(body({ state, active: false, resumable: true })))).toBe(null);
+    }
+  });
+  it('falls back to the state with a server that sends no active/resumable fields', () => {
+    expect(isActive({ state: 'RUNNING' })).toBe(true);
+    expect(isActive({ state: 'CREATED' })).toBe(true);
+    expect(isActive({ state: 'COMPLETED' })).toBe(false);
+    expect(isResumable({ state: 'COMPLETED' })).toBe(true);
+    expect(isResumable({ state: 'RUNNING' })).toBe(false);
+    expect(experimentAction({ state: 'RUNNING' })).toBe('stop');
+    expect(experimentAction({ state: 'INTERRUPTED' })).toBe('resume');
+    expect(experimentAction({ state: 'STOPPED' })).toBe(null);
+  });
+});
+
+describe('resumeCommands', () => {
+  it('names the search in the notebook and terminal commands', () => {
+    expect(resumeCommands('mlp-lr.v2_b')).toEqual({
+      notebook: '%hpsearch resume mlp-lr.v2_b',
+      terminal: 'hpnb resume mlp-lr.v2_b --objective MODULE:FUNCTION'
+    });
   });
 });
