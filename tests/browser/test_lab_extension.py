@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 from hpnb.core.store import Store
@@ -160,3 +161,46 @@ def test_lab_stop_button_stops_a_real_running_search(lab_page, running_search, s
     view.locator(".hpnb-badge", has_text="stopped").wait_for()
     assert view.locator(".hpnb-stop").count() == 0
     save_screenshot(page, "lab-real-search-stopped")
+
+
+def test_lab_interrupted_search_offers_resume_instead_of_stop(lab_page, lab_server, save_screenshot):
+    page, sample, name = lab_page, lab_server.store, "orphaned-search"
+    with Store(sample.path) as store:
+        record = store.create_experiment(
+            name, {}, metric="loss", mode="min", strategy="random", budget=5, parallel=2
+        )
+        # its driver beat a minute ago, then died with two trials under way
+        store.update_experiment(record.id, state="RUNNING", heartbeat=time.time() - 60)
+        store.add_trial(record.id, 0, {"lr": 0.1}, state="RUNNING")
+        store.update_trial(record.id, 0, state="COMPLETED", value=0.5, best=0.5, end=time.time())
+        for trial_id in (1, 2):
+            store.add_trial(record.id, trial_id, {"lr": 0.01 * trial_id}, state="RUNNING")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab_server.url)
+
+    show_sidebar(page)
+    row = item(page, name)
+    row.locator(".hpnb-badge.hpnb-state-interrupted", has_text="interrupted").wait_for()
+    assert "2 interrupted" in row.inner_text()
+    assert row.locator(".hpnb-stop").count() == 0
+    assert item(page, sample.running).locator(".hpnb-stop").count() == 1  # a live one keeps Stop
+
+    row.locator(".hpnb-resume").click()  # explains, and does not open the view
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for()
+    commands = dialog.locator(".hpnb-resume-command").all_inner_texts()
+    assert commands == [f"%hpsearch resume {name}", f"hpnb resume {name} --objective MODULE:FUNCTION"]
+    dialog.locator(".hpnb-resume-status", has_text="Copied").wait_for()
+    assert page.evaluate("navigator.clipboard.readText()") == f"%hpsearch resume {name}"
+    assert page.locator(f"#hpnb-experiment-{name}").count() == 0
+    save_screenshot(page, "lab-resume-dialog")
+    dialog.locator(".jp-Dialog-footer button", has_text="Close").click()
+    dialog.wait_for(state="detached")
+
+    view = open_experiment(page, name)
+    view.locator(".hpnb-view-header .hpnb-resume").wait_for()
+    assert view.locator(".hpnb-stop").count() == 0
+    assert "2 interrupted" in view.locator(".hpnb-view-summary").inner_text()
+    states = view.locator(".hpnb-leaderboard tbody td:nth-child(4)").all_inner_texts()
+    assert sorted(states) == ["completed", "interrupted", "interrupted"]
+    save_screenshot(page, "lab-interrupted-search")
+    assert page.errors == []
