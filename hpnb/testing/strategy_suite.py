@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Collection
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import pytest
@@ -37,6 +37,7 @@ from hpnb.core.trial import Suggestion, TrialState
 Objective = Callable[[dict[str, Any]], float]
 #: what the store would hold of a search, by trial id.
 History = dict[int, TrialHistory]
+S = TypeVar("S", bound=Strategy)
 
 
 def mixed_space() -> SearchSpace:
@@ -121,8 +122,8 @@ def _observe(strategy: Strategy, tid: int, params: dict[str, Any], luck: float,
     return TrialHistory(tid, params, state, final, steps)
 
 
-def resume(make: Callable[[], Strategy], state: dict[str, Any], history: History, last_suggested: int,
-           pending: Collection[int] = ()) -> Strategy:
+def resume(make: Callable[[], S], state: dict[str, Any], history: History, last_suggested: int,
+           pending: Collection[int] = ()) -> S:
     """A new strategy from ``make`` brought back as a resumed search is: ``state`` (through JSON),
     then the store's ``history`` (see :func:`~hpnb.core.strategies.base.catch_up`)."""
     strategy = make()

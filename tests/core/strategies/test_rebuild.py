@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from hpnb.core.strategies.cmaes import CMAESStrategy, generation, holds_optimize
 from hpnb.core.strategies.optuna_sampler import TPEStrategy
 from hpnb.core.trial import TrialState
 from hpnb.runner.recovery import recover
-from hpnb.testing.strategy_suite import resume, store_history
+from hpnb.testing.strategy_suite import History, drive, mixed_space, resume, store_history
 
 SQUARE = SearchSpace((FloatParameter("x", low=0.0, high=1.0), FloatParameter("y", low=0.0, high=1.0)))
 
@@ -28,7 +29,7 @@ def _loss(params: dict[str, Any]) -> float:
     return (params["x"] - 0.3) ** 2 + (params["y"] - 0.6) ** 2
 
 
-def _run(strategy: Strategy, first: int, count: int, history: dict[int, TrialHistory]) -> list[float]:
+def _run(strategy: Strategy, first: int, count: int, history: History) -> list[float]:
     """``count`` sequential trials on the quadratic; their distances to the optimum."""
     distances = []
     for tid in range(first, first + count):
@@ -87,7 +88,8 @@ def test_recover_rebuilds_tpe_from_the_stores_trials_and_reports(store: Store, s
 
 def test_recover_reads_a_state_saved_by_the_previous_version(store: Store) -> None:
     """Its trial list is ignored: the store's trials are replayed instead."""
-    live, history = TPEStrategy(SQUARE, seed=5, n_startup_trials=5), {}
+    live = TPEStrategy(SQUARE, seed=5, n_startup_trials=5)
+    history: History = {}
     _run(live, 0, 12, history)
     saved = {"strategy": _old_state(live), "last_suggested": 11, "pending": []}
     record = store_history(store, "old", "tpe", list(history.values()), saved)
@@ -101,7 +103,7 @@ def test_recover_reads_intermediate_values_only_for_strategies_that_need_them(st
     record = store_history(store, "rnd", "random", _history(), None)
     seen: list[list[TrialHistory]] = []
 
-    class Recording(strategy_class("random")):  # type: ignore[misc, valid-type]
+    class Recording(strategy_class("random")):  # type: ignore[misc]
         def rebuild(self, history: Any) -> None:
             seen.append(list(history))
 
@@ -127,7 +129,8 @@ def test_recover_of_random_continues_the_uninterrupted_sequence(store: Store) ->
 
 # -- TPE ---------------------------------------------------------------------------------------
 def test_tpe_state_stays_small_and_its_rebuild_replays_every_trial() -> None:
-    live, history = TPEStrategy(SQUARE, seed=1), {}
+    live = TPEStrategy(SQUARE, seed=1)
+    history: History = {}
     _run(live, 0, 500, history)
     state = live.state_dict()
     assert len(json.dumps(state)) < 100
@@ -137,7 +140,8 @@ def test_tpe_state_stays_small_and_its_rebuild_replays_every_trial() -> None:
 
 
 def test_a_rebuilt_tpe_is_deterministic_for_a_given_store() -> None:
-    live, history = TPEStrategy(SQUARE, seed=2), {}
+    live = TPEStrategy(SQUARE, seed=2)
+    history: History = {}
     _run(live, 0, 30, history)
     runs = [resume(lambda: TPEStrategy(SQUARE, seed=2), live.state_dict(), history, 29) for _ in range(2)]
     assert runs[0].suggest(30) == runs[1].suggest(30)
@@ -149,7 +153,8 @@ def test_a_resumed_cmaes_carries_on_from_its_optimizer() -> None:
     def make() -> CMAESStrategy:
         return CMAESStrategy(SQUARE, seed=3, popsize=6)
 
-    live, history = make(), {}
+    live = make()
+    history: History = {}
     _run(live, 0, 90, history)
     state = live.state_dict()
     assert len(json.dumps(state)) < 10_000
@@ -157,29 +162,31 @@ def test_a_resumed_cmaes_carries_on_from_its_optimizer() -> None:
     ahead = _run(live, 90, 30, dict(history))
     resumed = _run(resume(make, state, history, 89), 90, 30, dict(history))
     restarted = _run(resume(make, {"strategy": "cmaes", "suggested": 90}, history, 89), 90, 30, dict(history))
-    assert np.median(resumed) < 0.05 and np.median(ahead) < 0.05, (resumed, ahead)
-    assert np.median(resumed) < np.median(restarted) / 3, (resumed, restarted)
+    assert statistics.median(resumed) < 0.05 and statistics.median(ahead) < 0.05, (resumed, ahead)
+    assert statistics.median(resumed) < statistics.median(restarted) / 3, (resumed, restarted)
 
 
 def test_a_cmaes_state_of_the_previous_version_keeps_its_optimizer() -> None:
     def make() -> CMAESStrategy:
         return CMAESStrategy(SQUARE, seed=3, popsize=6)
 
-    live, history = make(), {}
+    live = make()
+    history: History = {}
     _run(live, 0, 90, history)
     resumed = resume(make, _old_state(live), history, 89)
     kept, before = resumed.state_dict()["attrs"], live.state_dict()["attrs"]
     assert kept.keys() == before.keys() and [generation(a) for a in kept.values()] == [
         generation(a) for a in before.values()]
     assert [a for a in kept.values() if holds_optimizer(a)] != []
-    assert np.median(_run(resumed, 90, 30, dict(history))) < 0.05
+    assert statistics.median(_run(resumed, 90, 30, dict(history))) < 0.05
 
 
 def test_a_cmaes_optimizer_held_by_an_unfinished_trial_moves_to_the_last_completed_one() -> None:
     def make() -> CMAESStrategy:
         return CMAESStrategy(SQUARE, seed=3, popsize=4)
 
-    live, history = make(), {}
+    live = make()
+    history: History = {}
     _run(live, 0, 40, history)
     holder = next(int(k) for k, a in live.state_dict()["attrs"].items() if holds_optimizer(a))
     history[holder] = TrialHistory(holder, history[holder].params, TrialState.RUNNING)
@@ -187,4 +194,16 @@ def test_a_cmaes_optimizer_held_by_an_unfinished_trial_moves_to_the_last_complet
     attrs = resumed.state_dict()["attrs"]
     last_completed = max(t for t, h in history.items() if h.state is TrialState.COMPLETED)
     assert holds_optimizer(attrs[str(last_completed)])
-    assert np.median(_run(resumed, 40, 20, dict(history))) < 0.1
+    assert statistics.median(_run(resumed, 40, 20, dict(history))) < 0.1
+
+
+@pytest.mark.parametrize("cls", [TPEStrategy, CMAESStrategy])
+def test_every_kind_of_parameter_is_replayed(cls: type[TPEStrategy]) -> None:
+    """Stored params of every kind encode back into Optuna's terms: no trial is skipped."""
+    space, live = mixed_space(), cls(mixed_space(), seed=1)
+    history: History = {}
+    pending: list[tuple[int, dict[str, Any]]] = []
+    drive(live, 40, np.random.default_rng(0), pending=pending, history=history)
+    resumed = resume(lambda: cls(space, seed=1), live.state_dict(), history, 39, [t for t, _ in pending])
+    assert len(resumed._study.get_trials()) == 40
+    assert {t.state.name for t in resumed._study.get_trials()} == {"COMPLETE", "PRUNED", "FAIL", "RUNNING"}
