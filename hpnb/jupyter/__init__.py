@@ -11,10 +11,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+
+    from hpnb.api import StoreLike
+    from hpnb.jupyter.dashboard.dashboard import Dashboard
 
 __all__ = ["load_ipython_extension", "show", "unload_ipython_extension"]
 
@@ -42,7 +45,7 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
             del table["hpsearch"]
 
 
-def show(name: str, *, store: Any = None, display: bool = False) -> Any:
+def show(name: str, *, store: StoreLike = None, display: bool = False) -> Dashboard:
     """The dashboard of a stored search: live here, finished, or interrupted.
 
     As the last value of a cell it is displayed; ``display=True`` displays it at once.

@@ -9,29 +9,42 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hpnb.api import Search, StoreLike
+    from hpnb.jupyter.dashboard.dashboard import Dashboard
 
 _lock = threading.Lock()
-_searches: dict[tuple[str, str], Any] = {}
+_searches: dict[tuple[str, str], Search] = {}
 
 
-def _key(store_path: Any, name: str) -> tuple[str, str]:
+def _key(store_path: Path, name: str) -> tuple[str, str]:
     return (str(Path(store_path).expanduser().resolve()), name)
 
 
-def register(search: Any) -> None:
+def store_path(store: StoreLike) -> Path:
+    """The file of ``store`` (a Store, a path, or None for the default store)."""
+    from hpnb.core.store import Store, default_store_path
+
+    if isinstance(store, Store):
+        return store.path
+    return Path(store).expanduser() if store is not None else default_store_path()
+
+
+def register(search: Search) -> None:
     """Remember a search started by this kernel (replacing an older one of that name)."""
     with _lock:
         _searches[_key(search.store.path, search.name)] = search
 
 
-def find(name: str, store_path: Any) -> Any | None:
-    """The handle of ``name`` in the store at ``store_path`` if this kernel started it (running or not)."""
+def find(name: str, path: Path) -> Search | None:
+    """The handle of ``name`` in the store at ``path`` if this kernel started it (running or not)."""
     with _lock:
-        return _searches.get(_key(store_path, name))
+        return _searches.get(_key(path, name))
 
 
-def display_search(search: Any, *, wait: bool = False, announce: str | None = None) -> Any:
+def display_search(search: Search, *, wait: bool = False, announce: str | None = None) -> Dashboard:
     """Display the dashboard of ``search`` in the current cell; with ``wait``, block until it ends.
 
     After waiting, the displayed output is replaced by the final view so that a

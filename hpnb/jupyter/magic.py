@@ -18,7 +18,7 @@ Example (in a notebook)::
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -32,6 +32,9 @@ from hpnb.jupyter.namespace import cell_source, check_variable_name, resolve_obj
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+
+    from hpnb.api import Search
+    from hpnb.core.spec import ExperimentSpec
 
 _EMPTY_BODY = (
     "the cell body is empty: write the search spec (YAML) below the %%hpsearch line, e.g.\n"
@@ -88,7 +91,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {key: value for key, value in fields.items() if value is not None}
 
 
-def parse_cell_spec(body: str, overrides: Mapping[str, Any]) -> Any:
+def parse_cell_spec(body: str, overrides: Mapping[str, Any]) -> ExperimentSpec:
     """The validated spec of a cell body, or a UsageError carrying the spec's message."""
     from hpnb.core.spec import parse_spec
 
@@ -121,8 +124,8 @@ def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell
     live.display_search(search, wait=args.wait, announce=f"{search.name!r}: handle in {out!r}")
 
 
-def start_search(objective: Any, spec: Any, args: argparse.Namespace, namespace: Mapping[str, Any],
-                 source: str | None = None) -> Any:
+def start_search(objective: Callable[..., Any], spec: ExperimentSpec, args: argparse.Namespace,
+                 namespace: Mapping[str, Any], source: str | None = None) -> Search:
     """``hpnb.search`` for a cell; store errors become UsageErrors that say what to do."""
     import hpnb
     from hpnb.core.store.errors import NameTaken

@@ -15,15 +15,13 @@ from IPython.core.magic_arguments import MagicArgumentParser
 
 from hpnb.core.errors import HpnbError
 from hpnb.jupyter import live
-from hpnb.jupyter.namespace import (
-    check_variable_name,
-    resolve_objective,
-    stored_objective_name,
-    variable_name,
-)
+from hpnb.jupyter.namespace import check_variable_name, variable_name
+from hpnb.jupyter.resume import resume_here
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+
+    from hpnb.api import Search
 
 EXPORT_FORMATS = ("csv", "json", "parquet")
 
@@ -96,18 +94,11 @@ def run_line_command(line: str, shell: InteractiveShell) -> Any:
         raise UsageError(str(err)) from None
 
 
-def _store_path(args: argparse.Namespace) -> Path:
-    from hpnb.core.store import default_store_path
-
-    return Path(args.store).expanduser() if args.store else default_store_path()
-
-
-def handle(name: str, args: argparse.Namespace) -> Any:
+def handle(name: str, args: argparse.Namespace) -> Search:
     """The live handle of ``name`` when this kernel drives it, else a read-only one from the store."""
-    import hpnb
+    from hpnb.jupyter.show import open_search
 
-    search = live.find(name, _store_path(args))
-    return search if search is not None else hpnb.load(name, store=args.store)
+    return open_search(name, args.store)
 
 
 def _list(args: argparse.Namespace, shell: InteractiveShell) -> Any:
@@ -133,25 +124,10 @@ def _stop(args: argparse.Namespace, shell: InteractiveShell) -> None:
     print(f"{args.name!r}: stop requested")
 
 
-def stored_objective(search: Any, given: str | None, namespace: dict[str, Any]) -> Any:
-    """The objective to resume ``search`` with: ``given``, else the one named in its stored record."""
-    name = given or stored_objective_name(search.record)
-    if not name:
-        raise UsageError(f"{search.name!r}: the store does not name its objective; add --objective FUNC")
-    return resolve_objective(name, namespace)
-
-
-def _resume(args: argparse.Namespace, shell: InteractiveShell) -> Any:
-    import hpnb
-
-    existing = live.find(args.name, _store_path(args))
-    if existing is not None and existing.state == "RUNNING":
-        raise UsageError(f"{args.name!r} is already running in this kernel")
-    stored = hpnb.load(args.name, store=args.store)
-    objective = stored_objective(stored, args.objective, shell.user_ns)
-    search = hpnb.resume(args.name, objective, store=args.store, namespace=shell.user_ns)
-    live.register(search)
-    out = check_variable_name(args.out) if args.out else variable_name(search.name)
+def _resume(args: argparse.Namespace, shell: InteractiveShell) -> None:
+    out = check_variable_name(args.out) if args.out else None
+    search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective)
+    out = out or variable_name(search.name)
     shell.user_ns[out] = search
     live.display_search(search, wait=args.wait, announce=f"{search.name!r} resumed: handle in {out!r}")
     return None
@@ -161,27 +137,24 @@ def _extend(args: argparse.Namespace, shell: InteractiveShell) -> None:
 
     if args.n < 1:
         raise UsageError(f"extend: N must be a positive number of trials (got {args.n})")
-    search = live.find(args.name, _store_path(args))
+    search = live.find(args.name, live.store_path(args.store))
     if search is None or not (search.is_live or args.objective is None):
         search = _resume_for_extend(args, shell)
     search.extend(args.n)
     print(f"{args.name!r}: budget extended by {args.n} trials")
 
 
-def _resume_for_extend(args: argparse.Namespace, shell: InteractiveShell) -> Any:
+def _resume_for_extend(args: argparse.Namespace, shell: InteractiveShell) -> Search:
     """A handle of a search not running here that can take more trials (its objective resumed)."""
     import hpnb
 
     stored = hpnb.load(args.name, store=args.store)
     if stored.state == "RUNNING":
         raise UsageError(f"{args.name!r} is driven by another process; extend it there")
-    objective = stored_objective(stored, args.objective, shell.user_ns)
-    record = stored.record
-    budget_spent = len(stored.results) >= record.budget
-    search = hpnb.resume(args.name, objective, store=args.store, namespace=shell.user_ns)
+    budget_spent = len(stored.results) >= stored.record.budget
+    search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective)
     if budget_spent:
         search.wait()  # nothing left to run: it ends at once, and extend then restarts it
-    live.register(search)
     shell.user_ns[variable_name(search.name)] = search
     return search
 

@@ -10,9 +10,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
+
+if TYPE_CHECKING:
+    from hpnb.core.spec import ExperimentSpec
 
 
 def describe_cluster(resources: Any, name: str, namespace: Mapping[str, Any]) -> str:
@@ -38,7 +41,8 @@ def describe_cluster(resources: Any, name: str, namespace: Mapping[str, Any]) ->
     return f"the {type(namespace[cluster]).__name__} {cluster!r} from the notebook"
 
 
-def format_plan(spec: Any, *, objective_name: str, name: str | None, namespace: Mapping[str, Any]) -> str:
+def format_plan(spec: ExperimentSpec, *, objective_name: str, name: str | None,
+                namespace: Mapping[str, Any]) -> str:
     """The plan of a search as text: objective, goal, budget, parameters, early stopping, cluster."""
     shown_name = name or spec.name
     parallel = spec.parallel if spec.parallel is not None else "the cluster's worker slots"

@@ -13,48 +13,37 @@ Example:
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hpnb.jupyter import live
 
-
-def _store_path(store: Any) -> Path:
-    from hpnb.core.store import Store, default_store_path
-
-    if isinstance(store, Store):
-        return store.path
-    return Path(store).expanduser() if store is not None else default_store_path()
+if TYPE_CHECKING:
+    from hpnb.api import Search, StoreLike
+    from hpnb.jupyter.dashboard.dashboard import Dashboard
 
 
-def open_search(name: str, store: Any = None) -> Any:
+def open_search(name: str, store: StoreLike = None) -> Search:
     """The live handle of ``name`` if this kernel drives it, else a read-only one from the store."""
     import hpnb
 
-    found = live.find(name, _store_path(store))
+    found = live.find(name, live.store_path(store))
     return found if found is not None else hpnb.load(name, store=store)
 
 
-def resume_from_namespace(search: Any, store: Any = None) -> Any:
+def resume_from_namespace(search: Search, store: StoreLike = None) -> Search:
     """Resume ``search`` with the objective its record names, taken from the notebook's namespace."""
     from IPython import get_ipython
 
-    import hpnb
     from hpnb.core.errors import HpnbError
-    from hpnb.jupyter.namespace import resolve_objective, stored_objective_name
+    from hpnb.jupyter.resume import resume_here
 
     shell = get_ipython()
-    objective_name = stored_objective_name(search.record)
-    if shell is None or objective_name is None:
-        raise HpnbError(f"{search.name!r}: the store does not name its objective; "
-                        f"use %hpsearch resume {search.name} --objective FUNC")
-    objective = resolve_objective(objective_name, shell.user_ns)
-    resumed = hpnb.resume(search.name, objective, store=store, namespace=shell.user_ns)
-    live.register(resumed)
-    return resumed
+    if shell is None:
+        raise HpnbError(f"{search.name!r} can be resumed from a notebook only; use hpnb resume")
+    return resume_here(search.name, store=store, namespace=shell.user_ns)
 
 
-def show(name: str, *, store: Any = None, display: bool = False) -> Any:
+def show(name: str, *, store: StoreLike = None, display: bool = False) -> Dashboard:
     """The dashboard of ``name``; as a cell's last value it is displayed (or pass ``display=True``)."""
     from hpnb.jupyter.dashboard.dashboard import Dashboard
 

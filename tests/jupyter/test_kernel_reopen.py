@@ -44,6 +44,11 @@ def test_a_search_interrupted_by_a_kernel_restart_shows_and_resumes(tmp_path: Pa
         kernel.client.wait_for_ready(timeout=60)
 
         kernel.run("%load_ext hpnb.jupyter\n" + OBJECTIVE.replace("steps=300", "steps=3"))
+        # the dead kernel's driver stops beating: within three heartbeat intervals it reads INTERRUPTED
+        kernel.run("import time\nfrom hpnb.core.summary import STALE_AFTER\n"
+                   "deadline = time.time() + 2 * STALE_AFTER\n"
+                   "while hpnb.load('cut').state != 'INTERRUPTED' and time.time() < deadline:\n"
+                   "    time.sleep(0.2)")
         kernel.run("d = hpnb.jupyter.show('cut')")
         assert kernel.run("print(d.state)").strip() == "INTERRUPTED"
         assert kernel.run("print(repr(d.controls.resume.layout.display))").strip() == "''"  # visible

@@ -11,11 +11,14 @@ arrive on the shell channel).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from hpnb.core.errors import HpnbError
+
+if TYPE_CHECKING:
+    from hpnb.api import Search
 
 _NOT_HERE = "this search is not driven by this kernel: use %hpsearch resume NAME here first"
 
@@ -30,8 +33,8 @@ class Controls:
         resume: resumes the search with the objective from the namespace, or None if unknown.
     """
 
-    def __init__(self, search: Any, selected_trial: Callable[[], int | None], on_action: Callable[[], None],
-                 resume: Callable[[], Any] | None = None) -> None:
+    def __init__(self, search: Search, selected_trial: Callable[[], int | None],
+                 on_action: Callable[[], None], resume: Callable[[], Any] | None = None) -> None:
         self.search = search
         self._selected_trial = selected_trial
         self._on_action = on_action

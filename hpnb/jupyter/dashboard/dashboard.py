@@ -20,12 +20,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hpnb.jupyter.dashboard import static
 from hpnb.jupyter.dashboard.controls import Controls
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.widgets import DashboardWidgets
+
+if TYPE_CHECKING:
+    from hpnb.api import Search
 
 #: seconds between two redraws at most (about four a second).
 MIN_INTERVAL = 0.25
@@ -46,7 +49,7 @@ class Dashboard:
         resume: resumes the search with its objective (used by the Resume button), or None.
     """
 
-    def __init__(self, search: Any, resume: Callable[[], Any] | None = None) -> None:
+    def __init__(self, search: Search, resume: Callable[[], Search] | None = None) -> None:
         self.search = search
         self.display_handle: Any = None
         self.model = DashboardModel(search.store.path, search.experiment_id, search.spec.space)
@@ -137,7 +140,7 @@ class Dashboard:
         return self.widgets.selected_trial()
 
     def _resumer(self, resume: Callable[[], Any]) -> Callable[[], Any]:
-        def resume_here() -> Any:
+        def resume_here() -> Search:
             search = resume()
             self._unsubscribe()
             self.search = search

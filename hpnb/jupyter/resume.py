@@ -1,0 +1,43 @@
+"""Resuming a stored search in this kernel: the one path behind ``%hpsearch resume``,
+``%hpsearch extend`` and the dashboard's Resume button.
+
+Example (in a notebook)::
+
+    search = resume_here("mlp-lr", store=None, namespace=get_ipython().user_ns)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from hpnb.core.errors import HpnbError
+from hpnb.jupyter import live
+from hpnb.jupyter.namespace import resolve_objective, stored_objective_name
+
+if TYPE_CHECKING:
+    from hpnb.api import Search, StoreLike
+
+
+def resume_here(name: str, *, store: StoreLike, namespace: Mapping[str, Any],
+                objective: str | None = None) -> Search:
+    """Continue ``name`` in this kernel with ``objective`` (a name in ``namespace``; default: the one
+    its stored record names) and remember the live handle for ``%hpsearch show``.
+
+    Raises:
+        HpnbError: it already runs in this kernel, its objective is unknown, or another process
+            drives it.
+    """
+    import hpnb
+
+    existing = live.find(name, live.store_path(store))
+    if existing is not None and existing.is_live:
+        raise HpnbError(f"{name!r} is already running in this kernel")
+    stored = hpnb.load(name, store=store)
+    function_name = objective or stored_objective_name(stored.record)
+    if not function_name:
+        raise HpnbError(f"{name!r}: the store does not name its objective; add --objective FUNC")
+    search = hpnb.resume(name, resolve_objective(function_name, namespace), store=store,
+                         namespace=namespace)
+    live.register(search)
+    return search
