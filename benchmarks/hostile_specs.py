@@ -107,7 +107,7 @@ def run_check(path: Path, *, check_only: bool = False) -> tuple[int, float, floa
         timer = ["/usr/bin/time", "-f", "%M", "-o", peak.name] if os.path.exists("/usr/bin/time") else []
         start = time.perf_counter()
         child = subprocess.Popen([*timer, *command, str(path)], stdout=subprocess.DEVNULL, stderr=err,
-                                 env=env)
+                                 env=env, cwd=ROOT)  # `-m hpnb` imports from the folder it starts in
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
         kilobytes = int(peak.read().split()[-1]) if timer else usage.ru_maxrss

@@ -4,7 +4,7 @@
 set -u
 cd "$(dirname "$0")/.."
 status=0
-for name in dispatch bookkeeping utilization streaming scale; do
+for name in dispatch bookkeeping utilization streaming numpy_metrics scale; do
     echo "== runner_${name}"
     python "benchmarks/runner_${name}.py" "$@" || status=1
 done

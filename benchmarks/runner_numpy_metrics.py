@@ -5,8 +5,9 @@ Training code reports what its libraries hand it: ``np.float64``, ``np.float32``
 report 100 values of that type as fast as they can and return one; the baseline
 reports Python floats. The variants run in turns on one cluster (the order
 rotated every round, so that noise and warm-up hit all alike); the median
-seconds of each and its ratio to the baseline's median are printed, and every
-search must store all of its 2,000 rows.
+seconds of each, its ratio to the baseline's median and the median of its ratios
+to the baseline in the same round are printed, and every search must store all
+of its 2,000 rows.
 
 Goal: each numpy or tensor-like variant / Python floats <= 1.10.
 
@@ -90,19 +91,27 @@ def measure(bench: Bench, rounds: int) -> dict[str, list[float]]:
     return runs
 
 
+def paired_ratio(runs: dict[str, list[float]], name: str) -> float:
+    """The median over rounds of ``name``'s seconds / the baseline's in the same round."""
+    return statistics.median(value / base for value, base in zip(runs[name], runs[BASELINE]))
+
+
 def main() -> int:
     args = parse_args(__doc__.splitlines()[0])
-    rounds = 5 if args.quick else 11
+    rounds = 5 if args.quick else 15
     with bench_session("numpy-metrics") as bench:
         bench.warm_up(reporter("np.float64"), lambda i: i)
         runs = measure(bench, rounds)
     medians = {name: statistics.median(values) for name, values in runs.items()}
     base = medians[BASELINE]
-    rows = [(name, seconds, 1000 * seconds / TRIALS, seconds / base,
+    rows = [(name, seconds, 1000 * seconds / TRIALS, seconds / base, paired_ratio(runs, name),
              "-" if name == BASELINE else f"<= {GOAL:.2f}") for name, seconds in medians.items()]
     print_table(f"Numpy metrics: {TRIALS} instant trials x {REPORTS} reports, "
                 f"median of {rounds} alternated rounds",
-                ("values reported", "median s", "ms / trial", "ratio to float", "goal"), rows)
+                ("values reported", "median s", "ms / trial", "ratio to float", "same-round ratio", "goal"),
+                rows)
+    print("\nseconds of every round: " + "; ".join(
+        f"{name}: {' '.join(f'{value:.2f}' for value in values)}" for name, values in runs.items()))
     return check_goals([Goal(f"{name} / float", seconds / base, GOAL)
                         for name, seconds in medians.items() if name != BASELINE])
 
