@@ -12,7 +12,7 @@ from typing import Any
 
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.trial import TrialState
-from hpnb.runner.trial_context import TrialStopped, load_checkpoint, report
+from hpnb.runner.worker.reporting import TrialStopped, load_checkpoint, report
 
 __version__ = "0.1.0"
 

@@ -23,9 +23,9 @@ import cloudpickle
 from distributed import Client, Event, Future, get_client, get_worker
 
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
-from hpnb.runner.objective import TrialTask, run_trial
 from hpnb.runner.stuck_threads import StuckThreads
-from hpnb.runner.trial_context import TrialChannel
+from hpnb.runner.worker.objective import TrialTask, run_trial
+from hpnb.runner.worker.reporting import TrialChannel
 
 log = logging.getLogger("hpnb")
 

@@ -29,10 +29,10 @@ from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.controls import Command, DriverCommands
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.lease import DriverLease
-from hpnb.runner.objective import TrialTask, target_problem
 from hpnb.runner.recovery import Recovered
 from hpnb.runner.store_writer import StoreWriter
 from hpnb.runner.trial_runtime import TrialRuntime, better, finite
+from hpnb.runner.worker.objective import TrialTask, target_problem
 
 log = logging.getLogger("hpnb")
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.runner.objective import TrialTask
+from hpnb.runner.worker.objective import TrialTask
 
 
 @dataclass(frozen=True)

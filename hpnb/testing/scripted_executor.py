@@ -10,7 +10,7 @@ executor records every call (``submits``, ``stops``, ``cancels``, ``abandons``)
 for tests to check. It imports no Dask; the driver's thread is its only caller.
 
 Example:
-    >>> from hpnb.runner.objective import TrialTask
+    >>> from hpnb.runner.worker.objective import TrialTask
     >>> events = []
     >>> attempt = [Start(), Report(0, {"loss": 0.5}), Done(), Report(1, {"loss": 0.4})]
     >>> executor = ScriptedExecutor({0: [attempt]})  # trial 0: its attempt 0
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
-from hpnb.runner.objective import TrialTask
+from hpnb.runner.worker.objective import TrialTask
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from hpnb.core.store.records import TrialRecord
 from hpnb.runner import driver as driver_module
 from hpnb.runner.controls import Command
 from hpnb.runner.driver import MAX_LOST_QUEUED, Driver
-from hpnb.runner.objective import TrialTask
 from hpnb.runner.recovery import recover
+from hpnb.runner.worker.objective import TrialTask
 from hpnb.testing import Call, Done, Hold, Lost, Report, ScriptedExecutor, Start
 from tests.store_checks import duplicate_results
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hpnb.core.numbers import metric_number, metric_numbers
-from hpnb.runner.trial_context import TrialChannel, TrialContext, TrialStopped, set_current
+from hpnb.runner.worker.reporting import TrialChannel, TrialContext, TrialStopped, set_current
 
 
 @dataclass(frozen=True)
