@@ -178,7 +178,7 @@ class OptunaStrategy(Strategy):
         self._suggested = 0
         #: the hpnb trial id of every Optuna trial, by Optuna trial number (memory only).
         self._trial_ids: list[int] = []
-        self._study = self._new_study(self.resolved_seed)
+        self._study = self._new_study(self.resolved_seed % 2**32)  # Optuna's samplers take 32-bit seeds
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError

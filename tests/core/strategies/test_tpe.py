@@ -106,3 +106,8 @@ def test_bad_option_value_names_the_option() -> None:
     with pytest.raises(SpecError) as info:
         TPEStrategy(space, n_startup_trials=-1)
     assert info.value.path == "strategy.n_startup_trials"
+
+
+def test_a_seed_beyond_32_bits_is_accepted() -> None:
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
+    assert TPEStrategy(space, seed=2**40 + 4).suggest(0) == TPEStrategy(space, seed=4).suggest(0)
