@@ -76,11 +76,11 @@ def _objective(token: str, blob: bytes) -> Callable[..., Any]:
         return objective
 
 
-def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict[str, Any]:
+def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str, claim: bool) -> dict[str, Any]:
     """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
     worker = get_worker()
     key = {"trial": task.trial_id, "attempt": task.attempt}
-    if not _claim(topic, task):
+    if claim and not _claim(topic, task):
         rerun = {"status": RERUN, "worker": worker.address}
         worker.log_event(topic, {**key, "outcome": rerun})
         return rerun
@@ -107,7 +107,9 @@ class DaskExecutor(Executor):
 
     ``restart_worker`` (for clusters hpnb started) restarts a worker whose trial thread
     does not return after a stop; without it, that thread's slot is written off until
-    the thread returns.
+    the thread returns. ``reruns_possible``: the scheduler may run a task again by itself
+    when its worker dies (``allowed-failures`` above 0); each attempt then claims its
+    start (two scheduler round trips), so a re-run ends at once (see :func:`_claim`).
 
     Example:
         >>> from distributed import Client, LocalCluster  # doctest: +SKIP
@@ -115,9 +117,10 @@ class DaskExecutor(Executor):
     """
 
     def __init__(self, client: Client, topic: str | None = None,
-                 restart_worker: Callable[[str], None] | None = None) -> None:
+                 restart_worker: Callable[[str], None] | None = None, reruns_possible: bool = True) -> None:
         super().__init__()
         self.client = client
+        self._claim = reruns_possible
         self._restart_worker = restart_worker
         self._stuck = StuckThreads.of(client)
         self._allowed_workers: list[str] | None = None
@@ -171,7 +174,8 @@ class DaskExecutor(Executor):
         token, blob = self._pickled(objective)
         # keep new trials off threads that abandoned trials still hold
         placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
-        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False,
+        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, self._claim, key=key,
+                                    pure=False,
                                     **placement)
         with self._lock:
             self._futures[(task.trial_id, task.attempt)] = future

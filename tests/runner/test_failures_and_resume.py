@@ -13,6 +13,7 @@ from pathlib import Path
 
 import hpnb
 from hpnb.core.store import Store
+from hpnb.core.summary import STALE_AFTER
 from tests.runner import objectives, processes
 
 ROOT = processes.ROOT
@@ -96,8 +97,9 @@ def test_a_killed_driver_resumes_without_rerunning_completed_trials(tmp_path):
     finally:
         os.killpg(driver.pid, signal.SIGKILL)  # the driver and its local cluster, like a dead kernel
         driver.wait(10)
-    loaded = hpnb.load("killed", store=store_path)
-    assert loaded.state == "INTERRUPTED"
+    # its heartbeat stops: within three heartbeat intervals it reads INTERRUPTED from here
+    processes.wait_for(lambda: hpnb.load("killed", store=store_path).state == "INTERRUPTED",
+                       timeout=3 * STALE_AFTER)
     search = hpnb.resume("killed", partial(objectives.logged_run, log_dir=str(log_dir), sleep=0.05),
                          store=store_path)
     search.wait(120)
