@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from _cluster import Goal, check_goals, parse_args, print_table
 
-from hpnb.core.schedulers.base import NoStopping
+from hpnb.core.early_stopping.base import NoStopping
 from hpnb.core.space import FloatParameter, SearchSpace
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import TrialHistory

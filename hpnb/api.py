@@ -24,12 +24,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.connect import check_local_fits
+from hpnb.core.early_stopping import scheduler_class
+from hpnb.core.early_stopping.base import Scheduler
 from hpnb.core.errors import HpnbError
 from hpnb.core.frozen import thaw
-from hpnb.core.schedulers import scheduler_class
-from hpnb.core.schedulers.base import Scheduler
 from hpnb.core.spec import ExperimentSpec, parse_spec
-from hpnb.core.spec_values import check_experiment_name, experiment_name_problem
+from hpnb.core.spec.values import check_experiment_name, experiment_name_problem
 from hpnb.core.store import ExperimentRecord, Store
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy

@@ -21,7 +21,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.frozen import thaw
 from hpnb.core.space import SearchSpace
 from hpnb.core.spec import ExperimentSpec, describe_duration, parse_spec
-from hpnb.core.spec_file import read_spec_file
+from hpnb.core.spec.file import read_spec_file
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -118,7 +118,7 @@ def follow(search: Any, quiet: bool = False) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     from hpnb.api import search
-    from hpnb.core.spec_file import read_spec_file
+    from hpnb.core.spec.file import read_spec_file
 
     text = read_spec_file(args.spec)
     given = {"trials": args.trials, "parallel": args.parallel, "timeout": args.timeout,

@@ -25,7 +25,7 @@ from distributed import Client
 
 from hpnb.cluster.errors import ClusterError, MainGuardError
 from hpnb.cluster.worker_signals import IgnoreInterrupts
-from hpnb.core.resources import Resources
+from hpnb.core.spec.resources import Resources
 
 _lock = threading.Lock()
 _local: dict[LocalShape, Client] = {}

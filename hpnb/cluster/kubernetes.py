@@ -10,7 +10,7 @@ cluster is up it waits, with a deadline, for the workers to join.
 
 Example (needs a Kubernetes cluster with the Dask operator)::
 
-    from hpnb.core.resources import parse_resources
+    from hpnb.core.spec.resources import parse_resources
     resources = parse_resources({"cluster": "kubernetes", "workers": 4,
                                  "limits": {"cpu": "2", "memory": "4Gi"}})
     with KubernetesBackend(resources, "hpnb-demo") as backend:
@@ -48,7 +48,7 @@ from hpnb.cluster.kubernetes_manifest import (
     manifest_yaml,
     replicas_for,
 )
-from hpnb.core.resources import Resources
+from hpnb.core.spec.resources import Resources
 
 __all__ = [
     "ApiCheck",

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from hpnb.core.errors import SpecError
-from hpnb.core.resources import Resources
+from hpnb.core.spec.resources import Resources
 
 API_VERSION = "kubernetes.dask.org/v1"
 SCHEDULER_PORT = 8786
@@ -110,7 +110,7 @@ def cluster_manifest(resources: Resources, name: str) -> dict[str, Any]:
         SpecError: a resource amount Kubernetes would reject, or a bad name.
 
     Example:
-        >>> from hpnb.core.resources import parse_resources
+        >>> from hpnb.core.spec.resources import parse_resources
         >>> res = parse_resources({"cluster": "kubernetes", "workers": 2, "limits": {"memory": "4Gi"}})
         >>> manifest = cluster_manifest(res, "demo")
         >>> manifest["kind"], manifest["spec"]["worker"]["replicas"]
@@ -139,7 +139,7 @@ def autoscaler_manifest(resources: Resources, name: str) -> dict[str, Any] | Non
     """The ``DaskAutoscaler`` for ``kubernetes.adapt``, or None when adapt is not set.
 
     Example:
-        >>> from hpnb.core.resources import parse_resources
+        >>> from hpnb.core.spec.resources import parse_resources
         >>> adapt = {"minimum": 1, "maximum": 8}
         >>> res = parse_resources({"cluster": "kubernetes", "kubernetes": {"adapt": adapt}})
         >>> autoscaler_manifest(res, "demo")["spec"]
@@ -170,7 +170,7 @@ def manifest_yaml(resources: Resources, name: str) -> str:
     """The manifests as YAML: the DaskCluster, then the DaskAutoscaler when adapt is set.
 
     Example:
-        >>> from hpnb.core.resources import parse_resources
+        >>> from hpnb.core.spec.resources import parse_resources
         >>> res = parse_resources({"cluster": "kubernetes", "workers": 1})
         >>> manifest_yaml(res, "demo").splitlines()[0]
         'apiVersion: kubernetes.dask.org/v1'

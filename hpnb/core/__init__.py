@@ -1,1 +1,2 @@
-"""The pure core of hpnb: spec, spaces, strategies, schedulers, store (no Jupyter, no Dask)."""
+"""The pure core of hpnb: spec, spaces, strategies, early-stopping rules, store and the summary
+of a search (no Jupyter, no Dask)."""

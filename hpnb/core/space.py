@@ -33,7 +33,7 @@ from typing import Any, Literal
 import numpy as np
 
 from hpnb.core.errors import SpecError
-from hpnb.core.spec_values import MAX_STEPS
+from hpnb.core.spec.values import MAX_STEPS
 
 Distribution = Literal["uniform", "logUniform", "normal", "logNormal"]
 DISTRIBUTIONS: tuple[str, ...] = ("uniform", "logUniform", "normal", "logNormal")

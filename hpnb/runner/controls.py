@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from hpnb.runner.driven_trial import DrivenTrial
     from hpnb.runner.driver import Driver
-    from hpnb.runner.trial_runtime import TrialRuntime
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class DriverCommands:
             else:
                 self.withdraw(runtime)
 
-    def withdraw(self, runtime: TrialRuntime, requeue: bool = False) -> None:
+    def withdraw(self, runtime: DrivenTrial, requeue: bool = False) -> None:
         """Take back a queued attempt that never started: it stays PENDING, to run later
         (or on resume). Its next attempt gets a new number, so a late start is ignored."""
         d = self.driver

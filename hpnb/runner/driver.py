@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.core.schedulers.base import Decision, Scheduler
+from hpnb.core.early_stopping.base import Decision, Scheduler
 from hpnb.core.spec import ExperimentSpec
-from hpnb.core.spec_values import describe_duration
+from hpnb.core.spec.values import describe_duration
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.strategies.pbt_exploit import Exploit
@@ -27,11 +27,11 @@ from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.controls import Command, DriverCommands
+from hpnb.runner.driven_trial import DrivenTrial, better, finite
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import Recovered
 from hpnb.runner.store_writer import StoreWriter
-from hpnb.runner.trial_runtime import TrialRuntime, better, finite
 from hpnb.runner.worker.objective import TrialTask, target_problem
 
 log = logging.getLogger("hpnb")
@@ -86,9 +86,9 @@ class Driver(threading.Thread):
         #: set once the driver has stored its final state and let go of the search
         self.ended = threading.Event()
         self.deadline = None if spec.timeout is None else time.monotonic() + spec.timeout
-        self.running: dict[int, TrialRuntime] = {}
+        self.running: dict[int, DrivenTrial] = {}
         self.waiting: dict[int, tuple[AttemptDone, float]] = {}
-        self.requeue: list[TrialRuntime] = list(recovered.requeue)
+        self.requeue: list[DrivenTrial] = list(recovered.requeue)
         self.next_id = recovered.next_id
         self.auto_parallel = parallel is None
         self.capacity = executor.capacity()
@@ -220,7 +220,7 @@ class Driver(threading.Thread):
             if suggestion is None:
                 self.exhausted = True
                 return
-            runtime = TrialRuntime(self.next_id, dict(suggestion.params), parent=suggestion.parent)
+            runtime = DrivenTrial(self.next_id, dict(suggestion.params), parent=suggestion.parent)
             self.writer.last_suggested = self.next_id
             self.writer.pending_ids.add(self.next_id)
             self.next_id += 1
@@ -228,7 +228,7 @@ class Driver(threading.Thread):
             self.writer.add_trial(runtime)
             self._submit(runtime)
 
-    def _submit(self, runtime: TrialRuntime) -> None:
+    def _submit(self, runtime: DrivenTrial) -> None:
         self.running[runtime.trial_id] = runtime
         self.writer.trial(runtime.trial_id, state="PENDING", retries=runtime.retries)
         self.executor.submit(self.objective, self._task(runtime))
@@ -244,7 +244,7 @@ class Driver(threading.Thread):
             runtime.start, runtime.started = started.time, True
         self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, worker=started.worker)
 
-    def _task(self, runtime: TrialRuntime) -> TrialTask:
+    def _task(self, runtime: DrivenTrial) -> TrialTask:
         return TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
                          runtime.checkpoint)
 
@@ -268,7 +268,7 @@ class Driver(threading.Thread):
         self.writer.trial(runtime.trial_id, last_step=runtime.last_step, best=runtime.best_value,
                           value=runtime.last_value)
 
-    def _keep_checkpoint(self, runtime: TrialRuntime, step: int | None, blob: bytes) -> None:
+    def _keep_checkpoint(self, runtime: DrivenTrial, step: int | None, blob: bytes) -> None:
         runtime.checkpoint = blob
         runtime.checkpoint_step = step
         ref = self.checkpoints.write(runtime.trial_id, blob)
@@ -280,7 +280,7 @@ class Driver(threading.Thread):
             self.writer.event("checkpoint_failed", {"trial": runtime.trial_id, "step": step,
                                                     "error": runtime.checkpoint_error})
 
-    def _judge(self, runtime: TrialRuntime, step: int, value: float, checkpointed: bool) -> bool:
+    def _judge(self, runtime: DrivenTrial, step: int, value: float, checkpointed: bool) -> bool:
         """Let the strategy and the early-stopping rule see one result; True after an exploit."""
         if checkpointed:
             self.strategy.checkpointed(runtime.trial_id, step)
@@ -292,7 +292,7 @@ class Driver(threading.Thread):
             self.request_stop(runtime, self._stop_reason(step))
         return False
 
-    def _exploit(self, runtime: TrialRuntime, exploit: Exploit) -> bool:
+    def _exploit(self, runtime: DrivenTrial, exploit: Exploit) -> bool:
         """Restart ``runtime``'s member from the donor's checkpoint with explored params."""
         blob = self._checkpoint_of(exploit.donor)
         if blob is None:
@@ -325,7 +325,7 @@ class Driver(threading.Thread):
             return f"{BUDGET_REACHED} (max_t={max_t})"
         return f"early stopping ({self.scheduler.name}) at step {step}"
 
-    def request_stop(self, runtime: TrialRuntime, reason: str) -> None:
+    def request_stop(self, runtime: DrivenTrial, reason: str) -> None:
         if runtime.stop_reason is None:
             runtime.stop_reason = reason
             runtime.stop_sent_at = time.monotonic()
@@ -342,7 +342,7 @@ class Driver(threading.Thread):
         self._settle(runtime, done)
 
     @staticmethod
-    def _batches_missing(runtime: TrialRuntime, done: AttemptDone) -> bool:
+    def _batches_missing(runtime: DrivenTrial, done: AttemptDone) -> bool:
         return done.outcome is not None and runtime.received_seq < int(done.outcome.get("last_seq", 0))
 
     def _expire(self) -> None:
@@ -363,7 +363,7 @@ class Driver(threading.Thread):
                 runtime.stop_sent_at = None
                 self._abandon(runtime)
 
-    def _abandon(self, runtime: TrialRuntime) -> None:
+    def _abandon(self, runtime: DrivenTrial) -> None:
         """Give up on an attempt that did not answer its stop request in time."""
         what = self.executor.abandon(runtime.trial_id, runtime.attempt)
         if what is not None:
@@ -388,7 +388,7 @@ class Driver(threading.Thread):
                 runtime.timed_out = f"ran longer than {describe_duration(trial_limit)} (trial_timeout)"
                 self.request_stop(runtime, runtime.timed_out)
 
-    def _settle(self, runtime: TrialRuntime, done: AttemptDone) -> None:
+    def _settle(self, runtime: DrivenTrial, done: AttemptDone) -> None:
         """Turn an ended attempt into a final trial state, or a retry."""
         if runtime.timed_out is not None and (done.outcome is None or done.outcome.get("status") != "ok"):
             self._settle_timeout(runtime, runtime.timed_out, done.worker)
@@ -419,14 +419,14 @@ class Driver(threading.Thread):
             state = TrialState.FAILED if problem else TrialState.COMPLETED
             self._end(runtime, state, metrics, problem, done.worker)
 
-    def _settle_timeout(self, runtime: TrialRuntime, reason: str, worker: str | None) -> None:
+    def _settle_timeout(self, runtime: DrivenTrial, reason: str, worker: str | None) -> None:
         if runtime.retries < self.spec.retries and not self.stopping:
             self._retry(runtime, reason)
         else:
             self._end(runtime, TrialState.FAILED, runtime.metrics,
                       f"{reason} (after {runtime.retries} retries)", worker)
 
-    def _retry(self, runtime: TrialRuntime, reason: str) -> None:
+    def _retry(self, runtime: DrivenTrial, reason: str) -> None:
         del self.running[runtime.trial_id]
         runtime.stop_reason = runtime.timed_out = runtime.stop_sent_at = None
         runtime.retries += 1
@@ -435,7 +435,7 @@ class Driver(threading.Thread):
                                     "from_step": runtime.last_stored_step if runtime.checkpoint else None})
         self.requeue.insert(0, runtime)
 
-    def _end(self, runtime: TrialRuntime, state: TrialState, metrics: dict[str, Any], error: str | None,
+    def _end(self, runtime: DrivenTrial, state: TrialState, metrics: dict[str, Any], error: str | None,
              worker: str | None) -> None:
         self.running.pop(runtime.trial_id, None)
         # a failed trial has no score: its reports stay in the history, not in the ranking

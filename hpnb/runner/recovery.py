@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hpnb.core.schedulers.base import Scheduler
+from hpnb.core.early_stopping.base import Scheduler
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
-from hpnb.runner.trial_runtime import TrialRuntime
+from hpnb.runner.driven_trial import DrivenTrial
 
 _FINISHED = {s.value for s in TrialState if s.is_finished}
 
@@ -34,7 +34,7 @@ class Recovered:
     next_id: int = 0
     started: int = 0
     last_suggested: int = -1
-    requeue: list[TrialRuntime] = field(default_factory=list)
+    requeue: list[DrivenTrial] = field(default_factory=list)
 
 
 def recover(store: Store, record: ExperimentRecord, strategy: Strategy, scheduler: Scheduler) -> Recovered:
@@ -86,9 +86,9 @@ def intermediate_values(store: Store, experiment_id: int) -> dict[int, dict[int,
     return values
 
 
-def _runtime(trial: TrialRecord, last_stored_seq: int, files: CheckpointFiles) -> TrialRuntime:
+def _runtime(trial: TrialRecord, last_stored_seq: int, files: CheckpointFiles) -> DrivenTrial:
     """The runtime of an unfinished trial, to run again from its checkpoint when it has one."""
-    runtime = TrialRuntime(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
+    runtime = DrivenTrial(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
                            start=trial.start or 0.0, started=trial.start is not None,
                            last_stored_seq=last_stored_seq,
                            last_stored_step=trial.last_step, last_step=trial.last_step,

@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hpnb.core.schedulers.base import Scheduler
+from hpnb.core.early_stopping.base import Scheduler
 from hpnb.core.store import ResultRow, Store
 from hpnb.core.strategies.base import Strategy
-from hpnb.runner.trial_runtime import TrialRuntime
+from hpnb.runner.driven_trial import DrivenTrial
 
 FLUSH_INTERVAL = 0.1
 FLUSH_ROWS = 5_000
@@ -31,7 +31,7 @@ class StoreWriter:
         self.store, self.experiment_id = store, experiment_id
         self.strategy, self.scheduler = strategy, scheduler
         self.on_change = on_change
-        self.new_trials: list[TrialRuntime] = []
+        self.new_trials: list[DrivenTrial] = []
         self.trial_changes: dict[int, dict[str, Any]] = {}
         self.rows: list[ResultRow] = []
         self.events: list[tuple[str, dict[str, Any]]] = []
@@ -46,7 +46,7 @@ class StoreWriter:
         self.next_flush = time.monotonic() + FLUSH_INTERVAL
         self.next_strategy_save = 0.0
 
-    def add_trial(self, runtime: TrialRuntime) -> None:
+    def add_trial(self, runtime: DrivenTrial) -> None:
         self.new_trials.append(runtime)
         self.strategy_dirty = True
 

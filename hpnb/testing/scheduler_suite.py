@@ -7,7 +7,7 @@ trials with noisy learning curves (one of them diverging to NaN), fed the way th
 runner feeds it: in arrival order, and a stopped trial reports nothing more.
 
 Example:
-    >>> from hpnb.core.schedulers.asha import ASHA
+    >>> from hpnb.core.early_stopping.asha import ASHA
     >>> class TestAsha(SchedulerSuite):
     ...     def make(self, mode, **options):
     ...         return ASHA(mode=mode, grace=self.grace, reduction=2, **options)
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hpnb.core.schedulers.base import Decision, Mode, Scheduler
+from hpnb.core.early_stopping.base import Decision, Mode, Scheduler
 from hpnb.core.trial import TrialState
 
 Result = tuple[int, int, float]

@@ -37,7 +37,7 @@ from hpnb.cluster.kubernetes import (
     wait_for_workers,
 )
 from hpnb.core.errors import SpecError
-from hpnb.core.resources import parse_resources
+from hpnb.core.spec.resources import parse_resources
 
 NEEDS_EXTRA = "needs the kubernetes extra: pip install hpnb[kubernetes]"
 HELM = "helm install --repo https://helm.dask.org --create-namespace -n dask-operator"

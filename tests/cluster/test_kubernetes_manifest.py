@@ -19,7 +19,7 @@ from hpnb.cluster.kubernetes_manifest import (
     manifest_yaml,
 )
 from hpnb.core.errors import SpecError
-from hpnb.core.resources import Resources, parse_resources
+from hpnb.core.spec.resources import Resources, parse_resources
 
 NEEDS_EXTRA = "needs the kubernetes extra: pip install hpnb[kubernetes]"
 

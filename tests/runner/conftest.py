@@ -18,7 +18,7 @@ cloudpickle.register_pickle_by_value(objectives)
 def dask_client() -> Iterator[object]:
     """hpnb's own local cluster: 2 single-threaded worker processes."""
     from hpnb.cluster.connect import local_client, shutdown_local
-    from hpnb.core.resources import Resources
+    from hpnb.core.spec.resources import Resources
 
     client = local_client(Resources(workers=2))
     yield client

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hpnb.core.errors import SpecError
-from hpnb.core.spec_values import check_experiment_name
+from hpnb.core.spec.values import check_experiment_name
 from hpnb.core.store import codec
 from hpnb.core.store.errors import InvalidName, StoreError
 from hpnb.core.trial import TrialState

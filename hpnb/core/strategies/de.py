@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.spec_values import MAX_POPULATION
+from hpnb.core.spec.values import MAX_POPULATION
 from hpnb.core.strategies._options import check_choice, check_int, check_number_or_interval
 from hpnb.core.strategies.base import Mode, Strategy, restore_rng, rng_state
 from hpnb.core.strategies.sobol import draw, scrambled_engine

@@ -3,7 +3,7 @@
 Each continuous parameter needs a ``step`` (categoricals and integers have
 their values already). The grid is counted before anything is enumerated, and
 refused above a cap (option ``cap``, default 100,000 points, at most
-:data:`~hpnb.core.spec_values.MAX_GRID_CAP`). Points come in a
+:data:`~hpnb.core.spec.values.MAX_GRID_CAP`). Points come in a
 fixed order, the last parameter varying fastest, or in a seeded random order
 with ``shuffle: true``. Point ``k`` is computed from ``k`` directly, so a grid
 is never held in memory.
@@ -24,7 +24,7 @@ import numpy as np
 
 from hpnb.core.errors import SpecError
 from hpnb.core.space import DEFAULT_GRID_CAP, SearchSpace
-from hpnb.core.spec_values import MAX_GRID_CAP
+from hpnb.core.spec.values import MAX_GRID_CAP
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies._sequence import SequenceStrategy
 from hpnb.core.strategies.base import Mode

@@ -5,5 +5,5 @@
 - :mod:`~hpnb.runner.worker.reporting`: ``hpnb.report``, ``hpnb.load_checkpoint`` and
   ``TrialStopped``, the trial's channel to its driver.
 
-The driver side of a trial (what the driver knows of it) is :mod:`hpnb.runner.trial_runtime`.
+The driver side of a trial (what the driver knows of it) is :mod:`hpnb.runner.driven_trial`.
 """

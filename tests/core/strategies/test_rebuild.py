@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hpnb.core.schedulers.base import NoStopping
+from hpnb.core.early_stopping.base import NoStopping
 from hpnb.core.space import FloatParameter, SearchSpace
 from hpnb.core.store import Store
 from hpnb.core.strategies import strategy_class

@@ -97,7 +97,7 @@ def write_sample_store(path: Path) -> SampleStore:
 def dask_client() -> Iterator[Any]:
     """hpnb's own local cluster: 2 single-threaded worker processes."""
     from hpnb.cluster.connect import local_client, shutdown_local
-    from hpnb.core.resources import Resources
+    from hpnb.core.spec.resources import Resources
 
     client = local_client(Resources(workers=2))
     yield client

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from hpnb.core.early_stopping.asha import RungLadder, check_ladder_options
+from hpnb.core.early_stopping.base import Decision, Mode, Scheduler, check_int, option_path
 from hpnb.core.errors import SpecError
-from hpnb.core.schedulers.asha import RungLadder, check_ladder_options
-from hpnb.core.schedulers.base import Decision, Mode, Scheduler, check_int, option_path
 
 ASSIGNMENTS: tuple[str, ...] = ("weighted", "round_robin")
 

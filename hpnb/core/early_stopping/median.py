@@ -24,8 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hpnb.core.errors import SpecError
-from hpnb.core.schedulers.base import (
+from hpnb.core.early_stopping.base import (
     Decision,
     Mode,
     Scheduler,
@@ -34,6 +33,7 @@ from hpnb.core.schedulers.base import (
     score_from_json,
     score_to_json,
 )
+from hpnb.core.errors import SpecError
 
 USES: tuple[str, ...] = ("best", "average")
 

@@ -29,7 +29,7 @@ from hpnb.core.space import (
     Parameter,
     SearchSpace,
 )
-from hpnb.core.spec_values import (
+from hpnb.core.spec.values import (
     MAX_CATEGORICAL_VALUES,
     MAX_PARAMETERS,
     as_bool,
@@ -42,7 +42,7 @@ from hpnb.core.spec_values import (
     choose,
     number_from_text,
 )
-from hpnb.core.yaml_lines import LineTable
+from hpnb.core.spec.yaml_lines import LineTable
 
 #: ``type:`` / ``parameterType:`` spellings and the kind each one means.
 TYPES: dict[str, str] = {"double": "double", "float": "double", "int": "int", "integer": "int",

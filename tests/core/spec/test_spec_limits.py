@@ -12,8 +12,8 @@ import pytest
 from hpnb.core.errors import MAX_QUOTE_CHARS, SpecError
 from hpnb.core.space import FloatParameter
 from hpnb.core.spec import check_experiment_name, describe_duration, parse_duration, parse_spec
-from hpnb.core.spec_file import read_spec_file
-from hpnb.core.spec_values import (
+from hpnb.core.spec.file import read_spec_file
+from hpnb.core.spec.values import (
     MAX_CATEGORICAL_VALUES,
     MAX_DURATION,
     MAX_NAME_LENGTH,

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hpnb.core.errors import SpecError
-from hpnb.core.quantity import BINARY_SUFFIXES, DECIMAL_SUFFIXES, Quantity, parse_quantity
-from hpnb.core.resources import Resources, parse_resources
+from hpnb.core.spec.quantity import BINARY_SUFFIXES, DECIMAL_SUFFIXES, Quantity, parse_quantity
+from hpnb.core.spec.resources import Resources, parse_resources
 
 
 @pytest.mark.parametrize(("raw", "kind", "value"), [

@@ -11,9 +11,9 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hpnb.core.schedulers.base import Scheduler
+    from hpnb.core.early_stopping.base import Scheduler
 
-#: rule name -> "module:Class" below hpnb.core.schedulers (imported on first use).
+#: rule name -> "module:Class" below hpnb.core.early_stopping (imported on first use).
 SCHEDULERS: dict[str, str] = {
     "none": "base:NoStopping",
     "median": "median:MedianStopping",
@@ -25,4 +25,4 @@ SCHEDULERS: dict[str, str] = {
 def scheduler_class(name: str) -> type[Scheduler]:
     """The class implementing early-stopping rule ``name`` (a KeyError for unknown names)."""
     module, cls = SCHEDULERS[name].split(":")
-    return getattr(importlib.import_module(f"hpnb.core.schedulers.{module}"), cls)
+    return getattr(importlib.import_module(f"hpnb.core.early_stopping.{module}"), cls)

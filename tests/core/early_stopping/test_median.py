@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from hpnb.core.early_stopping.base import Decision
+from hpnb.core.early_stopping.median import MedianStopping
 from hpnb.core.errors import SpecError
-from hpnb.core.schedulers.base import Decision
-from hpnb.core.schedulers.median import MedianStopping
 
 C, S = Decision.CONTINUE, Decision.STOP
 A, B, Cc, D = 0, 1, 2, 3

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hpnb.core.errors import SpecError
 from hpnb.core.spec import parse_spec
-from hpnb.core.yaml_lines import load_yaml
+from hpnb.core.spec.yaml_lines import load_yaml
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=True) | st.sampled_from(

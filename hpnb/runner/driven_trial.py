@@ -1,4 +1,5 @@
-"""What the driver knows about one running trial, and how it turns reports into rows."""
+"""The driver side of a trial: what the driver knows of it from its first attempt to its end, and
+how it turns reports into rows (the worker side is :mod:`hpnb.runner.worker`)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hpnb.core.store import ResultRow
 
 
 @dataclass
-class TrialRuntime:
+class DrivenTrial:
     """Driver-side state of a trial from its first attempt to its end.
 
     Sequence numbers of stored rows continue across attempts (``seq_base``);

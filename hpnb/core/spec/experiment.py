@@ -25,13 +25,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hpnb.core.early_stopping import SCHEDULERS, scheduler_class
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
-from hpnb.core.resources import Resources, parse_resources
-from hpnb.core.schedulers import SCHEDULERS, scheduler_class
 from hpnb.core.space import SearchSpace
-from hpnb.core.spec_parameters import check_parameter_sizes, parse_parameters
-from hpnb.core.spec_values import (
+from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
+from hpnb.core.spec.resources import Resources, parse_resources
+from hpnb.core.spec.values import (
     MAX_PARALLEL,
     MAX_RETRIES,
     MAX_SEED,
@@ -47,8 +47,8 @@ from hpnb.core.spec_values import (
     parse_duration,
     parse_optional_duration,
 )
+from hpnb.core.spec.yaml_lines import LineTable, load_yaml, plain_data
 from hpnb.core.strategies import STRATEGIES, strategy_class
-from hpnb.core.yaml_lines import LineTable, load_yaml, plain_data
 
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "strategy", "trials", "parallel", "seed", "parameters",

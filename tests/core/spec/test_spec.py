@@ -12,7 +12,7 @@ import pytest
 from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter
 from hpnb.core.spec import DEFAULT_TRIALS, ExperimentSpec, parse_spec
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def spec_with(parameters: str, head: str = "metric: loss\n") -> ExperimentSpec:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from hpnb.core.early_stopping.asha import ASHA
+from hpnb.core.early_stopping.base import Decision
 from hpnb.core.errors import SpecError
-from hpnb.core.schedulers.asha import ASHA
-from hpnb.core.schedulers.base import Decision
 
 C, S = Decision.CONTINUE, Decision.STOP
 

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from hpnb.core.errors import SpecError
-from hpnb.core.spec_file import check_spec_size
+from hpnb.core.spec.file import check_spec_size
 
 #: a document whose aliases repeat more values than this is refused (alias bombs).
 MAX_ALIAS_VALUES = 100_000

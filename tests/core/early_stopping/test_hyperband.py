@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from hpnb.core.early_stopping.base import Decision
+from hpnb.core.early_stopping.hyperband import Hyperband, largest_bracket
 from hpnb.core.errors import SpecError
-from hpnb.core.schedulers.base import Decision
-from hpnb.core.schedulers.hyperband import Hyperband, largest_bracket
 
 C, S = Decision.CONTINUE, Decision.STOP
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
-from hpnb.core.quantity import Quantity, QuantityKind, parse_quantity
-from hpnb.core.spec_values import as_bool, as_float, as_int, as_mapping, as_text, check_keys
+from hpnb.core.spec.quantity import Quantity, QuantityKind, parse_quantity
+from hpnb.core.spec.values import as_bool, as_float, as_int, as_mapping, as_text, check_keys
 
 RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "adapt", "kubernetes")
 KUBERNETES_KEYS = ("image", "namespace", "env", "node_selector", "tolerations", "service_account",

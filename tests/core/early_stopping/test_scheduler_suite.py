@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hpnb.core.schedulers import scheduler_class
-from hpnb.core.schedulers.base import Mode, Scheduler
+from hpnb.core.early_stopping import scheduler_class
+from hpnb.core.early_stopping.base import Mode, Scheduler
 from hpnb.testing.scheduler_suite import SchedulerSuite
 
 

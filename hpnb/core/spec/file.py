@@ -1,6 +1,6 @@
 """Reading a spec file: the one way every entry point (``hpnb check``, ``hpnb run``, the magic) does it.
 
-At most :data:`~hpnb.core.spec_values.MAX_SPEC_BYTES` bytes are read, so a huge
+At most :data:`~hpnb.core.spec.values.MAX_SPEC_BYTES` bytes are read, so a huge
 file is refused without being loaded; a missing file, a directory, an
 unreadable file or text that is not UTF-8 is one :class:`SpecError` naming the
 file and what is wrong.
@@ -19,7 +19,7 @@ import sys
 from typing import Any, BinaryIO
 
 from hpnb.core.errors import SpecError
-from hpnb.core.spec_values import MAX_SPEC_BYTES, MAX_SPEC_SEPARATORS
+from hpnb.core.spec.values import MAX_SPEC_BYTES, MAX_SPEC_SEPARATORS
 
 #: the path that means standard input.
 STDIN = "-"
