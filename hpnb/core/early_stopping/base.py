@@ -23,6 +23,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from hpnb.core.errors import SpecError, closest
+from hpnb.core.spec.values import as_int
 from hpnb.core.trial import TrialState
 
 Mode = Literal["min", "max"]
@@ -48,13 +49,9 @@ def option_path(name: str) -> str:
 
 
 def check_int(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an integer of at least ``minimum``, or a :class:`SpecError` naming the option."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
-        raise SpecError(option_path(name), "must be an integer", value=value,
-                        allowed=f"an integer >= {minimum}")
-    if int(value) < minimum:
-        raise SpecError(option_path(name), f"must be at least {minimum}", value=value)
-    return int(value)
+    """``value`` as an integer of at least ``minimum``, or a :class:`SpecError` naming the option
+    (the spec's one integer check)."""
+    return as_int(value, option_path(name), minimum=minimum)
 
 
 class Scheduler:

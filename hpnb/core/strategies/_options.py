@@ -1,12 +1,13 @@
-"""Checks of strategy options, raising :class:`SpecError` with the option's path."""
+"""Checks of strategy options: the spec's value checks (:mod:`hpnb.core.spec.values`) with the
+option's path, ``strategy.NAME``, in every :class:`SpecError`."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
-from hpnb.core.errors import SpecError, closest
+from hpnb.core.errors import SpecError
+from hpnb.core.spec.values import as_bool, as_float, as_int, choose
 
 
 def _path(option: str) -> str:
@@ -15,20 +16,16 @@ def _path(option: str) -> str:
 
 def check_int(option: str, value: Any, minimum: int, maximum: int | None = None) -> int:
     """``value`` as an integer from ``minimum`` to ``maximum``."""
-    allowed = f"an integer >= {minimum}" + ("" if maximum is None else f", at most {maximum:,}")
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SpecError(_path(option), "must be an integer", value=value, allowed=allowed)
-    if maximum is not None and value > maximum:
-        raise SpecError(_path(option), f"is more than the limit of {maximum:,}", value=value, allowed=allowed)
-    return int(value)
+    return as_int(value, _path(option), minimum=minimum, maximum=maximum)
 
 
 def check_number(option: str, value: Any, low: float, high: float) -> float:
     """``value`` as a float in the closed interval [low, high]."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if not ok or not low <= value <= high:
-        raise SpecError(_path(option), "is out of range", value=value, allowed=f"a number in [{low}, {high}]")
-    return float(value)
+    allowed = f"a number in [{low}, {high}]"
+    number = as_float(value, _path(option), allowed=allowed)
+    if not low <= number <= high:
+        raise SpecError(_path(option), "is out of range", value=value, allowed=allowed)
+    return number
 
 
 def check_number_or_interval(option: str, value: Any, low: float, high: float) -> tuple[float, float]:
@@ -47,14 +44,9 @@ def check_number_or_interval(option: str, value: Any, low: float, high: float) -
 
 def check_choice(option: str, value: Any, choices: Sequence[str]) -> str:
     """``value`` when it is one of ``choices``."""
-    if value not in choices:
-        raise SpecError(_path(option), "unknown value", value=value, allowed=choices,
-                        suggestion=closest(str(value), choices))
-    return str(value)
+    return choose(value, _path(option), choices, "value")
 
 
 def check_bool(option: str, value: Any) -> bool:
     """``value`` when it is a boolean."""
-    if not isinstance(value, bool):
-        raise SpecError(_path(option), "must be true or false", value=value)
-    return value
+    return as_bool(value, _path(option))
