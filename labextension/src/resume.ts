@@ -42,7 +42,8 @@ export async function copyText(text: string): Promise<boolean> {
   }
 }
 
-function element<K extends keyof HTMLElementTagNameMap>(
+/** A new element with a class and, optionally, its text. */
+export function element<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   className: string,
   text?: string

@@ -15,7 +15,7 @@ import {
   progressFraction,
   stateClass
 } from './format';
-import { resumeButton, showResumeDialog } from './resume';
+import { element, resumeButton, showResumeDialog } from './resume';
 
 /** Time between two refreshes of the list, in milliseconds. */
 export const SIDEBAR_REFRESH_MS = 2500;
@@ -33,18 +33,6 @@ export function matchesFilter(experiment: IExperimentSummary, filter: string): b
   );
 }
 
-function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className: string,
-  text?: string
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  node.className = className;
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  return node;
-}
 
 /** Stop or Resume… for a row, as the server's `active`/`resumable` fields say; null for neither. */
 function actionButton(experiment: IExperimentSummary, stopping: boolean): HTMLButtonElement | null {

@@ -28,19 +28,17 @@ if TYPE_CHECKING:
         EarlyStoppingSpec,
         ExperimentSpec,
         StrategySpec,
-        check_experiment_name,
-        describe_duration,
-        parse_duration,
         parse_spec,
     )
+    from hpnb.core.spec.values import check_experiment_name, describe_duration, parse_duration
 
 
 def __getattr__(name: str) -> Any:
     # lazily: the space and the store use the spec's value checks without the whole parser
     if name in __all__:
-        from hpnb.core.spec import experiment
+        from hpnb.core.spec import experiment, values
 
-        return getattr(experiment, name)
+        return getattr(experiment, name) if hasattr(experiment, name) else getattr(values, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

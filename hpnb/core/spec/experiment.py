@@ -43,8 +43,6 @@ from hpnb.core.spec.values import (
     check_experiment_name,
     check_keys,
     choose,
-    describe_duration,
-    parse_duration,
     parse_optional_duration,
 )
 from hpnb.core.spec.yaml_lines import LineTable, load_yaml, plain_data
@@ -59,21 +57,6 @@ MODES: dict[str, str] = {"min": "min", "max": "max", "minimize": "min", "maximiz
 #: the budget of a sampling strategy when ``trials`` is not given.
 DEFAULT_TRIALS = 20
 DEFAULT_STRATEGY = "random"
-#: public here too: the name rule and the duration readers are part of the spec's vocabulary.
-__all__ = [
-    "DEFAULT_STRATEGY",
-    "DEFAULT_TRIALS",
-    "MODES",
-    "SYNONYMS",
-    "TOP_LEVEL_KEYS",
-    "EarlyStoppingSpec",
-    "ExperimentSpec",
-    "StrategySpec",
-    "check_experiment_name",
-    "describe_duration",
-    "parse_duration",
-    "parse_spec",
-]
 
 
 @dataclass(frozen=True)
