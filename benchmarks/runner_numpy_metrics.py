@@ -98,7 +98,7 @@ def paired_ratio(runs: dict[str, list[float]], name: str) -> float:
 
 def main() -> int:
     args = parse_args(__doc__.splitlines()[0])
-    rounds = 5 if args.quick else 15
+    rounds = 5 if args.quick else 31
     with bench_session("numpy-metrics") as bench:
         bench.warm_up(reporter("np.float64"), lambda i: i)
         runs = measure(bench, rounds)
