@@ -221,8 +221,7 @@ class Search:
             recovered = recover(self.store, record, strategy, scheduler)
             self.store.clear_stop(self.experiment_id)
             self.store.update_experiment(self.experiment_id, driver=driver_id())
-            executor = DaskExecutor(connection.client, restart_worker=connection.restart_worker,
-                                    reruns_possible=connection.reruns_possible)
+            executor = DaskExecutor(connection.client, restart_worker=connection.restart_worker)
             self._driver = Driver(
                 objective=self._objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
                 store=self.store, executor=executor, strategy=strategy, scheduler=scheduler,

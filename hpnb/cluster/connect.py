@@ -207,15 +207,12 @@ class Connection:
         scale: grows or shrinks the cluster to a number of workers, where hpnb may.
         restart_worker: restarts one worker (by address) of a cluster hpnb started, to free a
             thread that a trial holds after it was asked to stop; None on the user's clusters.
-        reruns_possible: whether the scheduler may re-run a task whose worker died (False on
-            the local clusters hpnb starts, whose ``allowed-failures`` is 0).
     """
 
     client: Client
     close: Callable[[], None] | None = None
     scale: Callable[[int], None] | None = None
     restart_worker: Callable[[str], None] | None = None
-    reruns_possible: bool = True
 
 
 def connect(resources: Resources, name: str, client: Client | None = None,
@@ -223,11 +220,11 @@ def connect(resources: Resources, name: str, client: Client | None = None,
     """The connection a search called ``name`` with ``resources`` runs its trials through."""
     if client is not None:
         own = any(client is local for local in _local.values())  # a local cluster hpnb started
-        return Connection(client, restart_worker=restarter(client) if own else None, reruns_possible=not own)
+        return Connection(client, restart_worker=restarter(client) if own else None)
     cluster = resources.cluster
     if cluster == "local":
         local = local_client(resources)
-        return Connection(local, restart_worker=restarter(local), reruns_possible=False)
+        return Connection(local, restart_worker=restarter(local))
     if "://" in cluster:
         return Connection(address_client(cluster))
     if cluster == "kubernetes":

@@ -35,30 +35,10 @@ OUTCOME_GRACE = 5.0
 MEMORY_REPORT_GRACE = 1.0
 #: the topic Dask's nannies report memory-limit restarts on.
 MEMORY_RESTART_TOPIC = "worker-restart-memory"
-#: the status of an attempt the scheduler ran a second time by itself (see :func:`_claim`).
-RERUN = "rerun"
-#: why such an attempt counts as lost.
-RERUN_REASON = ("the worker running this trial died (the scheduler started it again from the beginning; "
-                "hpnb retries it from its latest checkpoint instead)")
 
 
 def _event_name(topic: str, kind: str, trial_id: int, attempt: int) -> str:
     return f"{topic}-{kind}-{trial_id}-{attempt}"
-
-
-def _claim(topic: str, task: TrialTask) -> bool:
-    """Mark this attempt as begun; False when it had begun before.
-
-    A scheduler whose ``allowed-failures`` is above 0 runs a task again by itself when
-    its worker dies, from the same arguments, so from step 0 and without the trial's
-    latest checkpoint. Such a re-run ends at once; the driver then retries the trial
-    from its checkpoint, as for any lost worker.
-    """
-    claim = Event(_event_name(topic, "begun", task.trial_id, task.attempt), client=get_client())
-    if claim.is_set():
-        return False
-    claim.set()
-    return True
 
 
 #: objectives a worker has unpickled, by token (a few searches at once at most).
@@ -76,14 +56,10 @@ def _objective(token: str, blob: bytes) -> Callable[..., Any]:
         return objective
 
 
-def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str, claim: bool) -> dict[str, Any]:
+def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict[str, Any]:
     """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
     worker = get_worker()
     key = {"trial": task.trial_id, "attempt": task.attempt}
-    if claim and not _claim(topic, task):
-        rerun = {"status": RERUN, "worker": worker.address}
-        worker.log_event(topic, {**key, "outcome": rerun})
-        return rerun
     objective = _objective(token, blob)
     worker.log_event(topic, {**key, "started": time.time(), "worker": worker.address})
     stop_event: list[Event] = []
@@ -107,9 +83,7 @@ class DaskExecutor(Executor):
 
     ``restart_worker`` (for clusters hpnb started) restarts a worker whose trial thread
     does not return after a stop; without it, that thread's slot is written off until
-    the thread returns. ``reruns_possible``: the scheduler may run a task again by itself
-    when its worker dies (``allowed-failures`` above 0); each attempt then claims its
-    start (two scheduler round trips), so a re-run ends at once (see :func:`_claim`).
+    the thread returns.
 
     Example:
         >>> from distributed import Client, LocalCluster  # doctest: +SKIP
@@ -117,10 +91,9 @@ class DaskExecutor(Executor):
     """
 
     def __init__(self, client: Client, topic: str | None = None,
-                 restart_worker: Callable[[str], None] | None = None, reruns_possible: bool = True) -> None:
+                 restart_worker: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.client = client
-        self._claim = reruns_possible
         self._restart_worker = restart_worker
         self._stuck = StuckThreads.of(client)
         self._allowed_workers: list[str] | None = None
@@ -174,8 +147,7 @@ class DaskExecutor(Executor):
         token, blob = self._pickled(objective)
         # keep new trials off threads that abandoned trials still hold
         placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
-        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, self._claim, key=key,
-                                    pure=False,
+        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False,
                                     **placement)
         with self._lock:
             self._futures[(task.trial_id, task.attempt)] = future
@@ -291,9 +263,7 @@ class MemoryRestarts:
 
 
 def attempt_done(trial_id: int, attempt: int, outcome: dict[str, Any]) -> AttemptDone:
-    """The event for an attempt's outcome; a scheduler's re-run counts as a lost attempt."""
-    if outcome.get("status") == RERUN:
-        return AttemptDone(trial_id, attempt, None, worker=outcome.get("worker"), reason=RERUN_REASON)
+    """The event for an attempt's outcome."""
     return AttemptDone(trial_id, attempt, outcome, worker=outcome.get("worker"))
 
 

@@ -44,6 +44,8 @@ TIMEOUT_GRACE = 1.0
 LATE_BATCH_GRACE = 5.0
 #: the stop reason of a trial that used its whole per-trial budget: it ends COMPLETED.
 BUDGET_REACHED = "reached its step budget"
+#: why an attempt the scheduler ran a second time by itself counts as lost.
+RERUN_REASON = "the worker running this trial died (the scheduler started it again from the beginning)"
 #: times an attempt lost before it started is run again without counting as a retry.
 MAX_LOST_QUEUED = 3
 #: how often (seconds) the driver asks the cluster how many worker threads it has.
@@ -237,12 +239,27 @@ class Driver(threading.Thread):
         runtime = self.running.get(started.trial_id)
         if runtime is None or started.attempt != runtime.attempt:
             return
+        if runtime.attempt_started:
+            self._on_rerun(runtime)
+            return
         runtime.attempt_started = True
         runtime.attempt_began = time.monotonic()
         runtime.worker = started.worker
         if not runtime.started:
             runtime.start, runtime.started = started.time, True
         self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, worker=started.worker)
+
+    def _on_rerun(self, runtime: DrivenTrial) -> None:
+        """An attempt started twice: its worker died and the scheduler (``allowed-failures``
+        above 0) ran it again by itself, from step 0 and without the checkpoint. That run is
+        stopped and the trial retried from its latest checkpoint, as for any lost worker."""
+        self.executor.stop(runtime.trial_id, runtime.attempt)
+        self.executor.cancel(runtime.trial_id, runtime.attempt)
+        if runtime.retries < self.spec.retries and not self.stopping:
+            self._retry(runtime, RERUN_REASON)
+        else:
+            self._end(runtime, TrialState.FAILED, runtime.metrics,
+                      f"{RERUN_REASON} (after {runtime.retries} retries)", runtime.worker)
 
     def _task(self, runtime: DrivenTrial) -> TrialTask:
         return TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,

@@ -122,6 +122,23 @@ def test_a_retry_after_a_lost_worker_continues_from_the_checkpoint(store):
     assert events(driver, "retry") == [{"trial": 0, "reason": DIED, "attempt": 1, "from_step": 2}]
 
 
+def test_a_scheduler_rerun_of_an_attempt_is_stopped_and_retried_from_the_checkpoint(store):
+    # the worker dies after step 1 (checkpointed); a scheduler with allowed-failures > 0 starts the
+    # same attempt again on another worker, from step 0: hpnb drops that run and retries instead
+    executor = ScriptedExecutor({0: [
+        [Start("w1"), *reports(0, 1, checkpoint_at=1), Start("w2"), *reports(0, 1), Done()],
+        [Start("w3"), *reports(2, 3), Done()],
+    ]})
+    driver = build(store, executor)
+    [trial] = run(driver)
+    first, retry = executor.tasks(0)
+    assert (retry.attempt, retry.checkpoint) == (1, b"at-1")
+    assert (trial.state, trial.retries, trial.worker) == ("COMPLETED", 1, "w3")
+    assert steps(driver, 0) == [0, 1, 2, 3]  # the re-run's steps 0 and 1 are not stored again
+    [retried] = events(driver, "retry")
+    assert "started it again" in retried["reason"] and retried["from_step"] == 1
+
+
 def test_an_attempt_lost_while_queued_runs_again_without_counting_a_retry(store):
     def script(task: TrialTask) -> list[Any]:
         return [Lost(DIED)] if task.attempt < MAX_LOST_QUEUED else [Start(), *reports(0), Done()]
