@@ -132,6 +132,7 @@ def test_a_scheduler_rerun_of_an_attempt_is_stopped_and_retried_from_the_checkpo
     driver = build(store, executor)
     [trial] = run(driver)
     first, retry = executor.tasks(0)
+    assert first.checkpoint is None
     assert (retry.attempt, retry.checkpoint) == (1, b"at-1")
     assert (trial.state, trial.retries, trial.worker) == ("COMPLETED", 1, "w3")
     assert steps(driver, 0) == [0, 1, 2, 3]  # the re-run's steps 0 and 1 are not stored again
