@@ -8,4 +8,6 @@ for name in dispatch bookkeeping utilization streaming numpy_metrics scale; do
     echo "== runner_${name}"
     python "benchmarks/runner_${name}.py" "$@" || status=1
 done
+echo "== hung_trials"
+python benchmarks/hung_trials.py || status=1
 exit "$status"

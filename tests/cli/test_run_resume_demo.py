@@ -81,7 +81,7 @@ def test_resume_extends_a_finished_search(project):
     (["run", "spec.yaml", "--objective", "train"], "expected MODULE:FUNCTION"),
     (["run", "spec.yaml", "--objective", "nosuchmodule:train"], "cannot import module 'nosuchmodule'"),
     (["run", "spec.yaml", "--objective", "train:nosuch"], "has no function 'nosuch'"),
-    (["run", "missing.yaml", "--objective", "train:train"], "cannot read the spec missing.yaml"),
+    (["run", "missing.yaml", "--objective", "train:train"], "missing.yaml: no such file"),
     (["resume", "nosuch", "--objective", "train:train"], "nosuch"),
     (["run", "spec.yaml", "--objective", "train:train", "--trials", "0"], "trials"),
 ])

@@ -73,10 +73,11 @@ def test_pbt_exploits_checkpoints_across_worker_processes(store, dask_client):
     events = [e for e in store.events(search.experiment_id) if e["kind"] == "exploit"]
     assert len(events) == len(exploits)
     for event in events:
-        # the member continued from the donor's step: its next report is the step after it
+        # the member continued from the donor's step: its next report is the step after it (or, when
+        # the donor was behind it, the step after the member's own last stored one: no step twice)
         member, donor_step = event["data"]["member"], event["data"]["donor_step"]
         if donor_step < 250:
-            assert any(r.trial_id == member and r.step == donor_step + 1 and r.metrics["loaded_from"] != -1
+            assert any(r.trial_id == member and r.step > donor_step and r.metrics["loaded_from"] != -1
                        for r in rows)
 
 

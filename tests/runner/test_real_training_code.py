@@ -99,8 +99,9 @@ def test_a_hung_trial_times_out_and_the_next_search_starts(store, dask_client):
     assert [t.state for t in trials] == ["FAILED", "FAILED"]
     for trial in trials:
         assert "ran longer than 2s" in trial.error
-        # FAILED within 4 s of its start
-        assert trial.end - trial.start < 4.0 + 1.0
+        # ended by its limit, not by its hang: 2 s, 1 s to acknowledge, then it is abandoned
+        # (benchmarks/README.md has the figure measured on a quiet machine)
+        assert trial.end - trial.start < 10.0
     # the threads that never returned do not hold the cluster: the next search runs at once
     started = time.monotonic()
     follow = hpnb.search(training_code.returns_numpy, name="after-hung", store=store, client=dask_client,

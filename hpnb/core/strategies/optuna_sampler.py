@@ -295,6 +295,8 @@ class OptunaStrategy(Strategy):
             >>> tpe.state_dict()["suggested"], 0.0 <= tpe.suggest(2).params["x"] <= 1.0
             (2, True)
         """
+        if not history and not self._suggested:
+            return  # a fresh search: keep the sampler seeded as Optuna's own would be
         self._suggested = max(self._suggested, len(history))
         self._study = self._new_study(resumed_seed(self.resolved_seed, self._suggested))
         self._pending, self._trial_ids = {}, []
