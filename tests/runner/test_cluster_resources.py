@@ -44,8 +44,9 @@ def test_an_adaptive_local_cluster_grows_with_parallel(store):
     client = start_local(LocalShape(1, 1, "auto", adapt=(1, 3)))
     try:
         assert len(client.scheduler_info()["workers"]) == 1
-        search = hpnb.search(partial(objectives.durations, duration=1.0), name="adapt", store=store,
-                             client=client, metric="loss", trials=9, parameters=X,
+        # trials long enough that Dask's adaptive target (queued work over 5 s) asks for more workers
+        search = hpnb.search(partial(objectives.durations, duration=2.5), name="adapt", store=store,
+                             client=client, metric="loss", trials=12, parameters=X,
                              resources={"adapt": {"minimum": 1, "maximum": 3}}).wait(180)
         assert search.state == "COMPLETED"
         trials = store.trials(search.experiment_id)
