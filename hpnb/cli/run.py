@@ -87,11 +87,17 @@ def _module_from_file(path: Path) -> Any:
 
 
 def follow(search: Any, quiet: bool = False) -> int:
-    """Print progress until ``search`` ends, then the leaderboard; exit 0 unless it FAILED.
+    """Print progress until ``search`` ends, then the leaderboard, and end the process: 0 unless it
+    FAILED.
 
     Ctrl-C or SIGTERM stops the search cleanly (exit 130 or 143); see :mod:`hpnb.cli.interrupts`.
     """
-    from hpnb.cli.interrupts import close_local_clusters, sigterm_as_interrupt, stop_after_interrupt
+    from hpnb.cli.interrupts import (
+        close_local_clusters,
+        exit_now,
+        sigterm_as_interrupt,
+        stop_after_interrupt,
+    )
     from hpnb.cli.progress import ProgressPrinter
     from hpnb.cli.show import failure_lines, leaderboard_lines
 
@@ -113,7 +119,7 @@ def follow(search: Any, quiet: bool = False) -> int:
         print(line)
     code = interrupted if interrupted is not None else (1 if search.state == "FAILED" else 0)
     close_local_clusters(code)
-    return code
+    exit_now(code)  # the process ends here
 
 
 def run_command(args: argparse.Namespace) -> int:
