@@ -33,7 +33,14 @@ from hpnb.core.spec.values import check_experiment_name, experiment_name_problem
 from hpnb.core.store import ExperimentRecord, Store
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
-from hpnb.core.summary import ExperimentState, SearchSummary, driver_alive, experiment_state, summarize
+from hpnb.core.summary import (
+    ExperimentState,
+    SearchSummary,
+    driver_alive,
+    experiment_state,
+    heartbeat_age,
+    summarize,
+)
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import recover
@@ -370,8 +377,9 @@ def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Cli
 def _refuse_if_driven_elsewhere(record: ExperimentRecord) -> None:
     """A driver on another host is seen by its heartbeat (one on this host by its lock)."""
     host = (record.driver or "").rpartition(":")[0]
-    if record.state == "RUNNING" and host != socket.gethostname() and driver_alive(record, time.time()):
-        age = time.time() - (record.heartbeat or record.updated)
+    now = time.time()
+    if record.state == "RUNNING" and host != socket.gethostname() and driver_alive(record, now):
+        age = heartbeat_age(record, now)
         raise HpnbError(f"search {record.name!r} is already driven by {record.driver} "
                         f"(its last heartbeat was {age:.0f} s ago)")
 

@@ -70,11 +70,15 @@ def experiment_state(record: ExperimentRecord, now: float) -> ExperimentState:
     return state
 
 
+def heartbeat_age(record: ExperimentRecord, now: float) -> float:
+    """Seconds since the driver of ``record`` last said it was alive (a store written before
+    heartbeats existed: since the record last changed)."""
+    return now - (record.heartbeat if record.heartbeat is not None else record.updated)
+
+
 def driver_alive(record: ExperimentRecord, now: float) -> bool:
-    """Whether the driver of ``record`` wrote a heartbeat lately (a store written before
-    heartbeats existed: whether the record changed lately)."""
-    last = record.heartbeat if record.heartbeat is not None else record.updated
-    return now - last <= STALE_AFTER
+    """Whether the driver of ``record`` wrote a heartbeat lately."""
+    return heartbeat_age(record, now) <= STALE_AFTER
 
 
 def trial_state(trial: TrialRecord, search: ExperimentState) -> str:
@@ -156,7 +160,8 @@ def summarize(record: ExperimentRecord, trials: Sequence[TrialRecord], now: floa
     state = experiment_state(record, now)
     counts = {s.value: 0 for s in TrialState} | {ExperimentState.INTERRUPTED.value: 0}
     for trial in trials:
-        counts[trial_state(trial, state)] = counts.get(trial_state(trial, state), 0) + 1
+        shown = trial_state(trial, state)
+        counts[shown] = counts.get(shown, 0) + 1
     end = now if state.is_active else max(record.updated, record.created)
     best = best_trial(trials, record.mode)
     return SearchSummary(
