@@ -1,4 +1,5 @@
-"""Search quality: simple regret of every optimising strategy on Branin and Hartmann6.
+"""Search quality: simple regret of every optimising strategy on Branin and Hartmann6, then the
+hypervolume of two-objective searches on ZDT1 (:mod:`pareto_quality`).
 
 Each strategy of hpnb runs a plain sequential ask/observe loop (no cluster) for
 ``--trials`` trials on each function, once per seed; Optuna's own TPESampler
@@ -7,8 +8,8 @@ reference. The table shows the median and quartiles over seeds of the simple
 regret after the last trial: best value found minus the known minimum.
 
 Usage:
-    python benchmarks/quality.py                      # 100 trials, 30 seeds, 2 processes
-    python benchmarks/quality.py --seeds 20 --trials 50 --jobs 1
+    python benchmarks/quality.py                      # 100 trials, 30 seeds, 2 processes; ZDT1 10 seeds
+    python benchmarks/quality.py --seeds 20 --trials 50 --jobs 1 --pareto-seeds 0
 """
 
 from __future__ import annotations
@@ -126,6 +127,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--methods", default=",".join(OURS + OPTUNA))
     parser.add_argument("--problems", default=",".join(PROBLEMS))
+    parser.add_argument("--pareto-seeds", type=int, default=10,
+                        help="seeds of the two-objective ZDT1 table (0: leave it out)")
     args = parser.parse_args(argv)
     methods = args.methods.split(",")
     tasks = [(p, m, s, args.trials) for p in args.problems.split(",") for m in methods
@@ -147,6 +150,12 @@ def main(argv: list[str] | None = None) -> None:
             print(f"| {problem:<10} | {method:<14} | {median:8.4f} | {q25:8.4f} | {q75:8.4f} "
                   f"| {np.mean(seconds):6.2f} |")
     missed = check_goals(medians)
+    if args.pareto_seeds:
+        import pareto_quality  # beside this script
+
+        print()
+        missed += pareto_quality.main(["--seeds", str(args.pareto_seeds), "--trials", str(args.trials),
+                                       "--jobs", str(args.jobs)])
     raise SystemExit(1 if missed else 0)
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs every runner benchmark one after another; exits non-zero if any goal was missed.
+# Ray Tune rows need `pip install -e .[bench]`; without it they are skipped with a printed reason.
 # Usage: benchmarks/run_all.sh [--quick]
 set -u
 cd "$(dirname "$0")/.."
@@ -10,4 +11,12 @@ for name in dispatch bookkeeping utilization streaming numpy_metrics scale; do
 done
 echo "== hung_trials"
 python benchmarks/hung_trials.py || status=1
+echo "== early_stopping_precision"
+python benchmarks/early_stopping_precision.py || status=1
+echo "== pbt_toy"
+if [ "${1:-}" = "--quick" ]; then
+    python benchmarks/pbt_toy.py --seeds 3 || status=1
+else
+    python benchmarks/pbt_toy.py || status=1
+fi
 exit "$status"

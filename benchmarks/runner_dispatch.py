@@ -6,6 +6,9 @@ every task at once (the floor), with the same loop keeping only 2 tasks in
 flight (what any search that waits for results before suggesting more must
 do), and with Optuna's ``study.optimize(n_jobs=2)`` (threads in this process,
 no cluster) as a reference. Each is measured 3 times; the median is shown.
+Then, the Dask cluster closed, Ray Tune runs the same trials once through
+``tune.Tuner`` (2 concurrent 1-CPU trials on a local Ray of 2 CPUs, actors reused;
+``ray.init`` not timed, see ``benchmarks/_ray.py``), when it is installed.
 
 Goal: hpnb / bare loop <= 1.3.
 
@@ -33,6 +36,7 @@ from _cluster import (
     print_table,
     ship_by_value,
 )
+from _ray import tuner_runs
 
 ship_by_value(__name__)
 
@@ -47,6 +51,13 @@ def noop(x: float) -> float:
 
 def noop_task(i: int) -> float:
     return 0.0
+
+
+def ray_noop(config: dict[str, Any]) -> None:
+    """The Ray Tune trial: reports the same constant once."""
+    from ray import tune
+
+    tune.report({"loss": noop(config["x"])})
 
 
 def optuna_seconds(trials: int) -> float:
@@ -80,6 +91,7 @@ def main() -> int:
     with bench_session("dispatch") as bench:
         bench.warm_up(noop, noop_task)
         seconds = measure(bench, trials)
+    ray_runs = tuner_runs(ray_noop, trials)
     base = seconds["bare"]
     rows = [
         ("bare Dask loop, all submitted at once", seconds["bare"], 1000 * seconds["bare"] / trials, 1.0),
@@ -90,6 +102,10 @@ def main() -> int:
         ("Optuna n_jobs=2 (threads, no cluster)", seconds["optuna"], 1000 * seconds["optuna"] / trials,
          seconds["optuna"] / base),
     ]
+    if ray_runs:
+        ray_seconds = ray_runs[0][0]
+        rows.append(("Ray Tune Tuner, 2 concurrent (once)", ray_seconds, 1000 * ray_seconds / trials,
+                     ray_seconds / base))
     print_table(f"Dispatch: {trials} no-op trials on {SLOTS} single-threaded workers, median of {REPEATS}",
                 ("contender", "wall s", "ms / trial", "ratio to bare loop"), rows)
     return check_goals([Goal("hpnb / bare Dask loop", seconds["hpnb"] / base, GOAL)])

@@ -5,8 +5,11 @@ store (counted with ``Store.result_count``), against the floor: the raw Dask
 channel hpnb uses (``Worker.log_event`` in batches of 200 + ``Client.subscribe_topic``),
 2 tasks sending 20,000 rows each, timed until all have arrived in the driver.
 The driver's resident memory is sampled while hpnb runs. Ray Tune's
-single-node figure (4,800 results/s on 16 CPUs) is printed for reference, not
-measured.
+single-node figure (4,800 results/s on 16 CPUs) is printed for reference. Then,
+the Dask cluster closed, Ray Tune runs the same 2 trials through ``tune.Tuner``
+(``tune.report`` 20,000 times each; 2 concurrent 1-CPU trials on a local Ray of 2
+CPUs; ``ray.init`` not timed, see ``benchmarks/_ray.py``), counted by the last
+``training_iteration`` of each trial, when it is installed.
 
 Goals: all 40,000 rows stored; hpnb >= 5,000 results/s; driver memory growth <= 200 MB.
 
@@ -32,6 +35,7 @@ from _cluster import (
     print_table,
     ship_by_value,
 )
+from _ray import tuner_runs
 from distributed import Client, get_worker
 
 import hpnb
@@ -49,6 +53,14 @@ def flood(x: float, count: int = 20_000) -> None:
     """The trial: reports ``count`` results as fast as it can."""
     for step in range(count):
         hpnb.report(step=step, loss=x + step)
+
+
+def ray_flood(config: dict[str, Any]) -> None:
+    """The Ray Tune trial: the same reports through ``tune.report``."""
+    from ray import tune
+
+    for step in range(config["count"]):
+        tune.report({"loss": config["x"] + step})
 
 
 def raw_flood(task: int, count: int) -> int:
@@ -95,12 +107,18 @@ def main() -> int:
         with MemoryWatch() as memory:
             seconds, search = bench.search(lambda x: flood(x, per_trial), trials=SLOTS, parameters=UNIT_X)
         stored = bench.store.result_count(search.experiment_id)
-    rows = [
+    ray_runs = tuner_runs(ray_flood, SLOTS, config={"count": per_trial}, warm_config={"count": 10})
+    rows: list[tuple[Any, ...]] = [
         ("raw log_event + subscribe_topic (floor)", raw_rows, raw, raw_rows / raw, "-"),
         ("hpnb.search, end to end (stored)", stored, seconds, stored / seconds,
          f"{memory.start_mb:.0f} -> peak {memory.peak_mb:.0f} (+{memory.growth_mb:.0f})"),
         ("Ray Tune, published (16 CPUs, not measured)", "-", "-", RAY_TUNE_PUBLISHED, "-"),
     ]
+    if ray_runs:
+        ray_seconds, results = ray_runs[0]
+        received = sum(int(result.metrics["training_iteration"]) for result in results)
+        rows.append(("Ray Tune Tuner, end to end (received)", received, ray_seconds,
+                     received / ray_seconds, "-"))
     print_table(f"Streaming: {SLOTS} trials x {per_trial:,} reports on {SLOTS} single-threaded workers",
                 ("contender", "rows", "seconds", "results / s", "driver RSS MB"), rows)
     print(f"\nhpnb end to end is {seconds / raw:.1f}x the raw channel's time")

@@ -22,6 +22,8 @@ _LAZY = {
     "resume": "hpnb.api",
     "load": "hpnb.api",
     "Search": "hpnb.api",
+    "compare": "hpnb.comparison",
+    "Comparison": "hpnb.comparison",
     "parse_spec": "hpnb.core.spec",
     "ExperimentSpec": "hpnb.core.spec",
     "show": "hpnb.jupyter",
@@ -30,6 +32,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "Comparison",
     "ExperimentSpec",
     "HpnbError",
     "Search",
@@ -37,6 +40,7 @@ __all__ = [
     "TrialState",
     "TrialStopped",
     "__version__",
+    "compare",
     "load",
     "load_checkpoint",
     "parse_spec",

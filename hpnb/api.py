@@ -24,15 +24,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.connect import check_local_fits
-from hpnb.core.early_stopping import scheduler_class
-from hpnb.core.early_stopping.base import Scheduler
-from hpnb.core.errors import HpnbError
-from hpnb.core.frozen import thaw
+from hpnb.core.errors import HpnbError, SpecError
+from hpnb.core.objectives import describe
 from hpnb.core.spec import ExperimentSpec, parse_spec
 from hpnb.core.spec.values import check_experiment_name, experiment_name_problem
-from hpnb.core.store import ExperimentRecord, Store
-from hpnb.core.strategies import strategy_class
-from hpnb.core.strategies.base import Strategy
+from hpnb.core.store import ExperimentRecord, Store, TrialRecord
+from hpnb.core.store.errors import UnknownTrial
 from hpnb.core.summary import (
     ExperimentState,
     SearchSummary,
@@ -41,9 +38,11 @@ from hpnb.core.summary import (
     heartbeat_age,
     summarize,
 )
+from hpnb.core.trial_log import TrialLog, read_trial_log, unknown_trial
+from hpnb.insight import SearchInsight
+from hpnb.launch import Launch
 from hpnb.runner.driver import Command, Driver
-from hpnb.runner.lease import DriverLease
-from hpnb.runner.recovery import recover
+from hpnb.runner.pausing import PauseRefused, pause_problem, resume_problem
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,7 +51,7 @@ if TYPE_CHECKING:
 StoreLike = Store | str | os.PathLike[str] | None
 
 
-class Search:
+class Search(SearchInsight):
     """A search: live when this process drives it, read-only otherwise.
 
     Use :func:`search`, :func:`resume` or :func:`load` to get one.
@@ -66,22 +65,30 @@ class Search:
         self.name = record.name
         self.experiment_id = record.id
         self.spec = spec
-        self._driver: Driver | None = None
+        self._launch: Launch | None = None
         self._listeners: list[Callable[[], None]] = []
         self._objective = objective
         self._client = client
         self._namespace = namespace
-        self._close_cluster: Callable[[], None] | None = None
 
     def __repr__(self) -> str:
         return f"<hpnb.Search {self.name!r} {self.state}>"
 
     # -- state ------------------------------------------------------------------------
     @property
+    def objective(self) -> Callable[..., Any] | None:
+        """The function this handle runs trials with; None for a search opened with :func:`load`."""
+        return self._objective
+
+    @property
     def is_live(self) -> bool:
         """Whether this process drives the search right now."""
         # never Thread.is_alive: an interrupted join (Ctrl-C in wait) can make it lie
-        return self._driver is not None and not self._driver.ended.is_set()
+        return self._launch is not None and self._launch.is_live
+
+    @property
+    def _driver(self) -> Driver | None:
+        return self._launch.driver if self._launch is not None else None
 
     @property
     def record(self) -> ExperimentRecord:
@@ -114,8 +121,8 @@ class Search:
         Interrupting the wait (Ctrl-C, the notebook's Interrupt) only stops waiting:
         the search runs on, and this handle still drives it.
         """
-        if self._driver is not None:
-            self._driver.ended.wait(timeout)
+        if self._launch is not None:
+            self._launch.wait(timeout)
         return self
 
     def stop(self) -> None:
@@ -127,6 +134,39 @@ class Search:
         """Ask one running trial to stop (it is marked STOPPED)."""
         self._require_live("stop a trial")
         self._send(Command("stop_trial", int(trial_id)))
+
+    def pause_trial(self, trial_id: int) -> None:
+        """Pause a trial at its next decision point (its next report when the search has none): its
+        slot is freed and it resumes later, on any worker, from its latest checkpoint.
+
+        It resumes when you call :meth:`resume_trial`, when nothing else is left to run, or when
+        the search is resumed after it ended.
+
+        Raises:
+            PauseRefused: the trial is not running or pending, or has no checkpoint yet.
+
+        Example:
+            >>> search.pause_trial(3)  # doctest: +SKIP
+        """
+        self._require_live("pause a trial")
+        self._check_trial(trial_id, pause_problem)
+        self._send(Command("pause_trial", int(trial_id)))
+
+    def resume_trial(self, trial_id: int) -> None:
+        """Resume a paused trial: it takes the next free slot, from its latest checkpoint."""
+        self._require_live("resume a trial (hpnb.resume(name, objective) resumes a search and its "
+                           "paused trials)")
+        self._check_trial(trial_id, resume_problem)
+        self._send(Command("resume_trial", int(trial_id)))
+
+    def _check_trial(self, trial_id: int, problem: Callable[[TrialRecord], str | None]) -> None:
+        try:
+            trial = self.store.trial(self.experiment_id, int(trial_id))
+        except UnknownTrial:
+            raise unknown_trial(self.name, trial_id, self.store.trial_id_range(self.experiment_id)) from None
+        reason = problem(trial)
+        if reason is not None:
+            raise PauseRefused(reason)
 
     def extend(self, n: int) -> None:
         """Raise the budget by ``n`` trials; a finished search starts running again."""
@@ -175,14 +215,36 @@ class Search:
 
     @property
     def best(self) -> dict[str, Any] | None:
-        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None."""
+        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None.
+
+        Raises:
+            HpnbError: the search has several objectives: it has a Pareto front
+                (:attr:`pareto`), not one best trial.
+        """
         from hpnb.core.summary import best_trial
 
+        if self.spec.is_multi_objective:
+            goals = describe(self.spec.objectives)
+            raise HpnbError(f"search {self.name!r} has {len(self.spec.objectives)} objectives ({goals}): "
+                            "it has a Pareto front of trials, not one best; see search.pareto")
         trial = best_trial(self.store.trials(self.experiment_id), self.record.mode)
         if trial is None:
             return None
         return {"trial_id": trial.trial_id, "params": dict(trial.params), "value": trial.value,
                 "metrics": dict(trial.metrics)}
+
+    @property
+    def pareto(self) -> pd.DataFrame:
+        """The trials on the Pareto front (no other trial is at least as good on every objective
+        and better on one), best first on the first objective, as rows of :attr:`results` with a
+        column per objective. A search with one objective: its best trial.
+
+        Example:
+            >>> search.pareto[["trial_id", "val_loss", "latency_ms"]]  # doctest: +SKIP
+        """
+        from hpnb.core import frames
+
+        return frames.pareto_frame(self.record, self.store.trials(self.experiment_id))
 
     @property
     def lineage(self) -> pd.DataFrame:
@@ -196,10 +258,22 @@ class Search:
         columns = ["member", "step", "event", "donor", "donor_step", *self.spec.space.names]
         return pd.DataFrame(rows, columns=columns)
 
+    def logs(self, trial_id: int) -> TrialLog:
+        """What trial ``trial_id`` printed (the last 200 lines or 64 KiB of stdout and stderr), its
+        traceback when it failed, the worker it ran on and its peak memory.
+
+        Raises:
+            UnknownTrial: the search has no such trial (the message names the ids it has).
+
+        Example:
+            >>> print(search.logs(3).stdout)  # doctest: +SKIP
+        """
+        return read_trial_log(self.store, self.record, trial_id, time.time())
+
     # -- internals --------------------------------------------------------------------
     def _send(self, command: Command) -> bool:
         """True when the running driver took ``command``."""
-        return self._driver is not None and self._driver.offer(command)
+        return self._launch is not None and self._launch.offer(command)
 
     def _require_live(self, what: str) -> None:
         if not self.is_live:
@@ -210,57 +284,16 @@ class Search:
             with contextlib.suppress(Exception):  # a broken display must not stop the search
                 listener()
 
-    def _start(self) -> None:
-        """Start (or restart) the driver thread from what the store holds."""
-        from hpnb.cluster.connect import connect
-        from hpnb.runner.dask_executor import DaskExecutor
-
+    def _start(self, background: bool = False) -> None:
+        """Start (or restart) the driver from what the store holds; with ``background``, return
+        while its cluster starts (a failure to start is then recorded in the search)."""
         assert self._objective is not None
         if self.is_live:
             raise HpnbError(f"search {self.name!r} is already running")
-        lease = DriverLease.take(self.store.path.parent, self.experiment_id, driver_id(), self.name)
-        try:
-            connection = connect(self.spec.resources, self.name, self._client, self._namespace)
-            self._close_cluster = connection.close
-            record = self.record
-            parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
-            strategy, scheduler = make_strategy(self.spec, record.budget), make_scheduler(self.spec)
-            recovered = recover(self.store, record, strategy, scheduler)
-            self.store.clear_stop(self.experiment_id)
-            self.store.update_experiment(self.experiment_id, driver=driver_id())
-            executor = DaskExecutor(connection.client, restart_worker=connection.restart_worker)
-            self._driver = Driver(
-                objective=self._objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
-                store=self.store, executor=executor, strategy=strategy, scheduler=scheduler,
-                recovered=recovered, budget=record.budget, parallel=parallel, scale=connection.scale,
-                lease=lease, on_change=self._notify, on_end=self._ended,
-            )
-        except BaseException:
-            lease.release()
-            raise
-        self._driver.start()
-
-    def _ended(self) -> None:
-        if self._close_cluster is not None:
-            self._close_cluster()
-            self._close_cluster = None
-        self._notify()
-
-
-def adaptive_parallel(spec: ExperimentSpec) -> int | None:
-    """With an adaptive local cluster, as many trials as its largest size has slots."""
-    adapt = spec.resources.adapt
-    return None if not adapt else int(adapt["maximum"]) * spec.resources.threads_per_worker
-
-
-def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
-    cls = strategy_class(spec.strategy.name)
-    return cls(spec.space, spec.mode, seed=spec.seed, budget=budget, **thaw(spec.strategy.options))
-
-
-def make_scheduler(spec: ExperimentSpec) -> Scheduler:
-    cls = scheduler_class(spec.early_stopping.rule)
-    return cls(mode=spec.mode, seed=spec.seed, **thaw(spec.early_stopping.options))
+        self._launch = Launch(self.store, self.experiment_id, self.name, self.spec, self._objective,
+                              holder=driver_id(), client=self._client, namespace=self._namespace,
+                              on_change=self._notify)
+        self._launch.start(background)
 
 
 def driver_id() -> str:
@@ -291,8 +324,8 @@ def check_picklable(objective: Callable[..., Any]) -> None:
 def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | ExperimentSpec | None = None, *,
            name: str | None = None, store: StoreLike = None, client: Client | None = None,
            overwrite: bool = False, resume: bool = False, namespace: Mapping[str, Any] | None = None,
-           source: str | None = None, **spec_fields: Any) -> Search:
-    """Start a search in the background and return its handle at once.
+           source: str | None = None, wait_for_cluster: bool = True, **spec_fields: Any) -> Search:
+    """Start a search in the background and return its handle once its cluster is up.
 
     Args:
         objective: ``f(**params)`` or ``f(config)``; returns a number, a dict of metrics,
@@ -305,6 +338,9 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         overwrite: replace a stored search of the same name.
         resume: continue a stored search of the same name.
         namespace: where ``resources.cluster: NAME`` is looked up (the notebook's).
+        wait_for_cluster: False returns at once, recorded and RUNNING, while the cluster starts
+            in the background; a failure to start is then recorded in the search (FAILED, and
+            its ``message`` says why) instead of raised.
 
     Example:
         >>> search = hpnb.search(train, metric="loss", trials=20,
@@ -317,15 +353,34 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     name = _search_name(name, parsed, objective)
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:
-        return _resume(opened, name, objective, client, namespace)
+        return _resume(opened, name, objective, client, namespace, background=not wait_for_cluster)
+    _announce_warm_start(opened, parsed, name, source if source is not None else _source_text(spec))
     record = opened.create_experiment(
         name, parsed.to_dict(), source=source if source is not None else _source_text(spec),
         metric=parsed.metric, mode=parsed.mode, strategy=parsed.strategy.name, budget=parsed.trials,
         parallel=parsed.parallel, overwrite=overwrite,
     )
     handle = Search(opened, record, parsed, objective=objective, client=client, namespace=namespace)
-    handle._start()
+    handle._start(background=not wait_for_cluster)
     return handle
+
+
+def _announce_warm_start(opened: Store, parsed: ExperimentSpec, name: str, text: str | None) -> None:
+    """Check ``warm_start`` against the store before anything starts and print what it learns.
+
+    Raises:
+        SpecError: it names no stored search (or this one), with its line in ``text``.
+    """
+    from hpnb.core.spec.yaml_lines import line_of
+    from hpnb.core.warm_start import warm_start_trials
+    from hpnb.launch import make_strategy
+
+    try:
+        found = warm_start_trials(opened, parsed, name)
+    except SpecError as err:
+        raise err.with_line(line_of(text, err.path)) from None
+    if found is not None:
+        print(found.describe(make_strategy(parsed, parsed.trials).learn_prior(found.trials)))
 
 
 def _search_name(name: str | None, parsed: ExperimentSpec, objective: Callable[..., Any]) -> str:
@@ -365,12 +420,12 @@ def resume(name: str, objective: Callable[..., Any], *, store: StoreLike = None,
 
 
 def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Client | None,
-            namespace: Mapping[str, Any] | None) -> Search:
+            namespace: Mapping[str, Any] | None, background: bool = False) -> Search:
     record = opened.experiment(name)
     _refuse_if_driven_elsewhere(record)
     handle = Search(opened, record, parse_spec(record.spec), objective=objective, client=client,
                     namespace=namespace)
-    handle._start()
+    handle._start(background)
     return handle
 
 

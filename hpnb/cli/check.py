@@ -19,9 +19,11 @@ from typing import Any, TextIO
 
 from hpnb.core.errors import HpnbError
 from hpnb.core.frozen import thaw
-from hpnb.core.space import SearchSpace
+from hpnb.core.objectives import goal
+from hpnb.core.space import DEFAULT_GRID_CAP, SearchSpace
 from hpnb.core.spec import ExperimentSpec, describe_duration, parse_spec
 from hpnb.core.spec.file import read_spec_file
+from hpnb.core.warm_start import describe_warm_start
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -63,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _grid_size(space: SearchSpace) -> int | None:
-    return None if any(p.grid_size() is None for p in space) else space.grid_size()
+    if any(p.grid_size() is None for p in space):
+        return None
+    try:
+        return space.grid_size(DEFAULT_GRID_CAP)
+    except HpnbError:  # a conditional space of more branches than a grid may have: no grid to show
+        return None
 
 
 def _duration(seconds: float | None) -> str:
@@ -73,7 +80,10 @@ def _duration(seconds: float | None) -> str:
 def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
     """Write a human summary of ``spec``: parameters, strategy, budget, stopping, resources."""
     out.write(f"spec is valid{f': {spec.name}' if spec.name else ''}\n")
-    out.write(f"metric:         {spec.metric} ({'minimise' if spec.mode == 'min' else 'maximise'})\n")
+    if spec.is_multi_objective:
+        out.write(f"metrics:        {goal(spec.objectives)}\n")
+    else:
+        out.write(f"metric:         {spec.metric} ({'minimise' if spec.mode == 'min' else 'maximise'})\n")
     out.write(f"strategy:       {spec.strategy.describe()}\n")
     seed = "none (a fresh seed is recorded)" if spec.seed is None else str(spec.seed)
     out.write(f"trials:         {spec.trials}\n")
@@ -86,8 +96,13 @@ def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
     out.write(f"parameters:     {len(spec.space)} ({spec.space.dimension} varying)\n")
     width = max((len(p.name) for p in spec.space), default=0)
     for parameter in spec.space:
-        out.write(f"  {parameter.name:<{width}}  {parameter.describe()}\n")
+        condition = spec.space.condition(parameter.name)
+        when = "" if condition is None else f"  ({condition.describe()})"
+        out.write(f"  {parameter.name:<{width}}  {parameter.describe()}{when}\n")
     out.write(f"early stopping: {spec.early_stopping.describe()}\n")
+    start = describe_warm_start(spec)
+    if start:
+        out.write(f"warm start:     {start}\n")
     out.write(f"timeouts:       search {_duration(spec.timeout)}, "
               f"each trial {_duration(spec.trial_timeout)}\n")
     out.write(f"failures:       stop after {spec.max_failures} failed trial(s); "

@@ -1,4 +1,6 @@
-"""``hpnb export NAME``: an experiment's trials (or its full history) as CSV, JSON or Parquet.
+"""``hpnb export NAME``: an experiment's trials (or its full history, or its Pareto front) as CSV,
+JSON or Parquet. With several objectives each has a column, and ``pareto_rank`` says which trials
+are on the front (0).
 
 CSV and JSON go to standard output unless ``--output`` is given; Parquet is
 binary and needs ``--output`` (and pyarrow). JSON is strict: NaN and infinite
@@ -24,25 +26,33 @@ if TYPE_CHECKING:
     import pandas as pd
 
 FORMATS = ("csv", "json", "parquet")
+#: writes the search itself (its spec) rather than its trials: see :mod:`hpnb.cli.export_katib`.
+KATIB = "katib"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``export`` on the ``hpnb`` command line."""
     parser = subparsers.add_parser(
         "export",
-        help="export an experiment's trials or history (csv, json, parquet)",
+        help="export an experiment's trials or history (csv, json, parquet), or the search as a Katib "
+        "Experiment (katib)",
         description="Export one row per trial (or, with --history, every reported result).",
     )
     parser.add_argument("name", help="the experiment's name")
     parser.add_argument(
         "--format",
-        choices=FORMATS,
+        choices=(*FORMATS, KATIB),
         help="the file format (default: from the --output suffix, else csv)",
     )
     parser.add_argument("--output", "-o", metavar="PATH", help="write to PATH instead of standard output")
     parser.add_argument(
         "--history", action="store_true", help="export every reported result, not one row per trial"
     )
+    parser.add_argument("--front", action="store_true",
+                        help="export only the trials on the Pareto front (several objectives; with one: "
+                        "the best trial)")
+    parser.add_argument("--force", action="store_true",
+                        help="with --format katib: replace an existing --output file")
     add_store_option(parser)
     parser.set_defaults(func=run)
     return parser
@@ -58,7 +68,11 @@ def choose_format(requested: str | None, output: str | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Write the export (exit 0); unknown name, missing pyarrow or an unwritable path: exit 2."""
-    from hpnb.core.frames import history_frame, results_frame  # pandas: imported when the command runs
+    if args.format == KATIB:
+        from hpnb.cli.export_katib import run as run_katib
+
+        return run_katib(args)
+    from hpnb.core.frames import history_frame, pareto_frame, results_frame  # pandas: imported when run
 
     kind = choose_format(args.format, args.output)
     if kind == "parquet":
@@ -69,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         experiment = store.experiment(args.name)
         if args.history:
             frame = history_frame(store.results(experiment.id))
+        elif args.front:
+            frame = pareto_frame(experiment, store.trials(experiment.id))
         else:
             frame = results_frame(experiment, store.trials(experiment.id))
     if args.output:

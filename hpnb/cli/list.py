@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from hpnb.cli.store_option import add_store_option, format_number, format_time, open_store
+from hpnb.cli.store_option import add_store_option, format_number, open_store
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -34,11 +34,12 @@ def run(args: argparse.Namespace) -> int:
     import json
     import time
 
-    from hpnb.core.frames import experiments_frame  # pandas: imported when the command runs
+    from hpnb.core.frames import experiments_table  # pandas: imported when the command runs
     from hpnb.core.summary import store_summaries
 
+    now = time.time()
     with open_store(args) as store:
-        summaries = store_summaries(store, time.time())
+        summaries = store_summaries(store, now)
         path = store.path
     if args.json:
         print(json.dumps([summary.to_json() for summary in summaries], indent=1))
@@ -46,8 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if not summaries:
         print(f"no experiments in {path}")
         return 0
-    frame = experiments_frame(summaries)
+    frame = experiments_table(summaries, now)
     frame["best"] = frame["best"].map(format_number)
-    frame["created"] = frame["created"].map(format_time)
     sys.stdout.write(frame.to_string(index=False) + "\n")
     return 0

@@ -24,6 +24,8 @@ def progress_line(record: ExperimentRecord, trials: list[TrialRecord], elapsed: 
     parts = [f"[{'#' * filled}{'.' * (width - filled)}] {finished}/{record.budget}",
              f"running {counts.get('RUNNING', 0)}", f"failed {counts.get('FAILED', 0)}",
              f"stopped {counts.get('STOPPED', 0)}"]
+    if counts.get("PAUSED"):
+        parts.append(f"paused {counts['PAUSED']}")
     if best is not None:
         parts.append(f"best {record.metric} {best.value:.6g}")
     parts.append(f"{elapsed:.0f}s")

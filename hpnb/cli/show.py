@@ -1,4 +1,5 @@
-"""``hpnb show NAME``: an experiment's summary, its ten best trials and its failures.
+"""``hpnb show NAME``: an experiment's summary, its ten best trials and its failures; with several
+objectives, its Pareto front and a leaderboard by front, then crowding distance.
 
 Example:
     >>> from hpnb.cli import main
@@ -12,9 +13,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from hpnb.cli.store_option import add_store_option, format_number, format_time, open_store
+from hpnb.cli.show_importance import add_importance_option, show_importance
+from hpnb.cli.store_option import add_store_option, format_number, open_store
+from hpnb.core.analysis.humane_time import clock_time, duration, relative_time
+from hpnb.core.objectives import describe
 from hpnb.core.store import ExperimentRecord, TrialRecord
-from hpnb.core.summary import ExperimentState, SearchSummary
+from hpnb.core.summary import ExperimentState, SearchSummary, record_objectives
 
 #: trials in the leaderboard of ``hpnb show``.
 TOP = 10
@@ -32,6 +36,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("name", help="the experiment's name")
     add_store_option(parser)
     parser.add_argument("--json", action="store_true", help="print the search's summary as JSON")
+    add_importance_option(parser)
+    parser.add_argument("--trial", type=int, metavar="ID",
+                        help="show what trial ID printed, its traceback, worker and peak memory")
     parser.set_defaults(func=run)
     return parser
 
@@ -43,6 +50,12 @@ def run(args: argparse.Namespace) -> int:
 
     from hpnb.core.summary import summarize
 
+    if getattr(args, "trial", None) is not None:
+        from hpnb.cli.show_trial import show_trial
+
+        return show_trial(args)
+    if getattr(args, "importance", None) is not None:
+        return show_importance(args)
     with open_store(args) as store:
         experiment = store.experiment(args.name)
         trials = store.trials(experiment.id)
@@ -51,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(summary.to_json(), indent=1))
         return 0
     lines = [*summary_lines(experiment, summary), "", *leaderboard_lines(experiment, trials)]
+    front = front_lines(experiment, trials)
+    if front:
+        lines += ["", *front]
     failures = failure_lines(trials)
     if failures:
         lines += ["", *failures]
@@ -61,14 +77,17 @@ def run(args: argparse.Namespace) -> int:
 def summary_lines(experiment: ExperimentRecord, summary: SearchSummary) -> list[str]:
     """Name, state, strategy, metric, progress, times, message and best trial."""
     by_state = ", ".join(f"{state} {n}" for state, n in sorted(summary.counts.items()) if n)
+    goal = (f"  metrics    {describe(summary.objectives)}" if summary.is_multi_objective
+            else f"  metric     {experiment.metric} ({experiment.mode})")
     lines = [
         f"{experiment.name}  [{summary.state.value}]",
         f"  strategy   {experiment.strategy}",
-        f"  metric     {experiment.metric} ({experiment.mode})",
+        goal,
         f"  progress   {summary.done}/{experiment.budget} finished" + (f" ({by_state})" if by_state else ""),
         f"  parallel   {experiment.parallel if experiment.parallel is not None else 'cluster slots'}",
-        f"  created    {format_time(experiment.created)}",
-        f"  updated    {format_time(experiment.updated)}",
+        f"  created    {clock_time(experiment.created)} ({relative_time(experiment.created)})",
+        f"  updated    {relative_time(experiment.updated)}",
+        f"  elapsed    {duration(summary.elapsed)}",
     ]
     if experiment.message:
         lines.append(f"  message    {experiment.message}")
@@ -78,6 +97,9 @@ def summary_lines(experiment: ExperimentRecord, summary: SearchSummary) -> list[
         params = ", ".join(f"{name}={value!r}" for name, value in summary.best_params.items())
         lines.append(f"  best       trial {summary.best_trial}: {experiment.metric} = "
                      f"{format_number(summary.best_value)}  {params}")
+    if summary.is_multi_objective:
+        lines.append(f"  front      {summary.front_size} trial{'' if summary.front_size == 1 else 's'} "
+                     "(no single best: see Pareto front below)")
     if summary.state is ExperimentState.INTERRUPTED:  # its driver died: say how to continue
         lines.append(f"  resume     hpnb resume {experiment.name} --objective MODULE:FUNCTION")
     return lines
@@ -85,21 +107,50 @@ def summary_lines(experiment: ExperimentRecord, summary: SearchSummary) -> list[
 
 def leaderboard_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
     """The :data:`TOP` best trials as a table."""
-    import pandas as pd
 
     from hpnb.core.frames import TRIAL_COLUMNS, leaderboard
 
     if not trials:
         return ["no trials yet"]
+    objectives = record_objectives(experiment)
     board = leaderboard(experiment, trials, top=TOP)
-    params = [c for c in board.columns if c not in TRIAL_COLUMNS]
-    table = board[["trial_id", "state", "value", "best", "steps", "duration", *params]].copy()
-    for column in ("value", "best"):
-        table[column] = table[column].map(format_number)
-    table["duration"] = table["duration"].map(lambda s: "-" if pd.isna(s) else f"{s:.1f}s")
+    goals = ["value", "best"] if len(objectives) == 1 else [*(o.name for o in objectives), "pareto_rank"]
+    params = [c for c in board.columns if c not in (*TRIAL_COLUMNS, *goals)]
     shown = min(TOP, len(trials))
-    title = f"Leaderboard (top {shown} of {len(trials)}; value = {experiment.metric}, {experiment.mode})"
-    return [title, *("  " + line for line in table.to_string(index=False).splitlines())]
+    if len(objectives) == 1:
+        title = f"Leaderboard (top {shown} of {len(trials)}; value = {experiment.metric}, {experiment.mode})"
+    else:
+        title = (f"Leaderboard (top {shown} of {len(trials)}; by Pareto rank, then crowding distance; "
+                 f"{describe(objectives)})")
+    return [title, *_table_lines(board, ["trial_id", "state", *goals, "steps", "duration", *params], goals)]
+
+
+def front_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
+    """The trials of the Pareto front, best first on the first objective (several objectives only)."""
+    from hpnb.core.frames import TRIAL_COLUMNS, pareto_frame
+
+    objectives = record_objectives(experiment)
+    if len(objectives) == 1 or not trials:
+        return []
+    front = pareto_frame(experiment, trials)
+    goals = [o.name for o in objectives]
+    params = [c for c in front.columns if c not in (*TRIAL_COLUMNS, *goals, "pareto_rank")]
+    title = f"Pareto front ({len(front)} trial{'' if len(front) == 1 else 's'}; {describe(objectives)})"
+    if front.empty:
+        return [title, "  no trial has every objective yet"]
+    return [title, *_table_lines(front, ["trial_id", "state", *goals, *params], goals)]
+
+
+def _table_lines(frame: Any, columns: list[str], numbers: list[str]) -> list[str]:
+    import pandas as pd
+
+    table = frame[[c for c in columns if c in frame.columns]].copy()
+    for column in numbers:
+        if column in table and column != "pareto_rank":
+            table[column] = table[column].map(format_number)
+    if "duration" in table:
+        table["duration"] = table["duration"].map(lambda s: duration(None if pd.isna(s) else float(s)))
+    return ["  " + line for line in table.to_string(index=False).splitlines()]
 
 
 def failure_lines(trials: Sequence[TrialRecord]) -> list[str]:

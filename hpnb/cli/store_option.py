@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING
 
 from hpnb.core.store import Store, default_store_path
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -24,16 +19,6 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
 def open_store(args: argparse.Namespace) -> Store:
     """The store named by ``--store``, opened read-only (a missing file reads as an empty store)."""
     return Store(args.store, readonly=True)
-
-
-def format_time(value: pd.Timestamp | float | None) -> str:
-    """A UTC timestamp (or epoch seconds) as local ``YYYY-MM-DD HH:MM:SS``; ``-`` when missing."""
-    import pandas as pd  # imported here: `hpnb check` never pays for pandas
-    if value is None or pd.isna(value):
-        return "-"
-    seconds = value.timestamp() if isinstance(value, pd.Timestamp) else float(value)
-    moment = datetime.fromtimestamp(seconds, timezone.utc)
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
 def format_number(value: float | None) -> str:

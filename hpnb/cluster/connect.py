@@ -19,13 +19,13 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from distributed import Client
+from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.errors import ClusterError, MainGuardError
-from hpnb.cluster.worker_signals import IgnoreInterrupts
 from hpnb.core.spec.resources import Resources
+
+if TYPE_CHECKING:  # distributed takes a while to import: the cell that starts a search does not
+    from distributed import Client
 
 _lock = threading.Lock()
 _local: dict[LocalShape, Client] = {}
@@ -107,7 +107,9 @@ def start_local(shape: LocalShape) -> Client:
             the script itself when its cluster then fails to start.
     """
     import dask
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
+
+    from hpnb.cluster.worker_signals import IgnoreInterrupts
 
     refuse_rerun_of_main()
     # Let hpnb, not the scheduler, decide what to do when a worker dies: its
@@ -175,6 +177,8 @@ def shutdown_local() -> None:
 
 def address_client(address: str) -> Client:
     """A client of the running scheduler at ``address`` (cached per address)."""
+    from distributed import Client
+
     with _lock:
         client = _remote.get(address)
         if client is not None and client.status == "running":
@@ -190,6 +194,8 @@ def address_client(address: str) -> Client:
 
 def client_from_object(obj: Any, name: str) -> Client:
     """A client for a ``Client`` or a cluster object found in the notebook namespace."""
+    from distributed import Client
+
     if isinstance(obj, Client):
         return obj
     if hasattr(obj, "scheduler_address") and hasattr(obj, "scale"):
@@ -239,6 +245,36 @@ def connect(resources: Resources, name: str, client: Client | None = None,
         raise ClusterError(f"resources.cluster: no Client or cluster named {cluster!r} in the notebook; "
                            "allowed: local, kubernetes, tcp://host:port, or a name defined in the notebook")
     return Connection(client_from_object(namespace[cluster], cluster))
+
+
+def starting_message(resources: Resources, name: str, client: Client | None = None) -> str | None:
+    """What a search waits for while :func:`connect` runs, as its dashboard says it; None when
+    the client is there already (the kernel's local cluster once started, a client passed in).
+
+    Example:
+        >>> starting_message(Resources(workers=2), "demo")
+        'starting the local cluster (2 workers)'
+    """
+    cluster = resources.cluster
+    if client is not None:
+        return None
+    if cluster == "local":
+        shape = LocalShape.from_resources(resources)
+        running = _local.get(shape)  # no lock: a start in progress holds it for seconds
+        if running is not None and running.status == "running":
+            return None
+        workers = f"{shape.adapt[0]}-{shape.adapt[1]}" if shape.adapt else str(shape.workers)
+        return f"starting the local cluster ({workers} worker{'' if workers == '1' else 's'})"
+    if "://" in cluster:
+        known = _remote.get(cluster)
+        if known is not None and known.status == "running":
+            return None
+        return f"connecting to the Dask scheduler at {cluster}"
+    if cluster == "kubernetes":
+        from hpnb.cluster.kubernetes_manifest import cluster_name_for
+
+        return f"starting the Kubernetes cluster {cluster_name_for(name)!r}"
+    return None
 
 
 def restarter(client: Client) -> Callable[[str], None]:

@@ -25,8 +25,18 @@ from typing import Any
 
 import pandas as pd
 
+from hpnb.core.analysis.humane_time import clock_time
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
-from hpnb.core.summary import SearchSummary, experiment_state, ranked, trial_state
+from hpnb.core.summary import (
+    SearchSummary,
+    best_trial,
+    experiment_state,
+    pareto_front,
+    pareto_ranks,
+    ranked,
+    record_objectives,
+    trial_state,
+)
 
 #: the columns of :func:`results_frame` besides the parameters, in order.
 TRIAL_COLUMNS = (
@@ -93,7 +103,10 @@ def results_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord],
     """One row per trial, sorted by trial id: its state, parameters, target values, timing and errors.
 
     States are as :mod:`hpnb.core.summary` shows them at ``now`` (default: the current time):
-    a trial a dead driver left RUNNING is INTERRUPTED.
+    a trial a dead driver left RUNNING is INTERRUPTED. A parameter a trial did not have (inactive
+    under a ``when:`` of a conditional space) is NaN in a numeric column, missing in others.
+    A search with several objectives also has a column per objective (its latest value) and
+    ``pareto_rank`` (0: on the Pareto front; missing without every objective's value).
     """
     search = experiment_state(experiment, time.time() if now is None else now)
     trials = sorted(trials, key=lambda t: t.trial_id)
@@ -118,7 +131,36 @@ def results_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord],
         retries=pd.Series([t.retries for t in trials], dtype="int64"),
         parent=pd.Series([t.parent for t in trials], dtype="Int64"),
     )
+    data.update(_objective_columns(experiment, trials, taken=[*data]))
     return pd.DataFrame(data)
+
+
+def _objective_columns(experiment: ExperimentRecord, trials: Sequence[TrialRecord],
+                       taken: Sequence[str]) -> dict[str, pd.Series]:
+    """With several objectives: each objective's value and the Pareto rank; nothing otherwise."""
+    objectives = record_objectives(experiment)
+    if len(objectives) < 2:
+        return {}
+    names = _column_names([o.name for o in objectives] + ["pareto_rank"], taken, "metric_")
+    columns = {names[o.name]: pd.Series([t.metrics.get(o.name) for t in trials], dtype="float64")
+               for o in objectives}
+    ranks = pareto_ranks(trials, objectives)
+    columns[names["pareto_rank"]] = pd.Series([ranks.get(t.trial_id) for t in trials], dtype="Int64")
+    return columns
+
+
+def pareto_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> pd.DataFrame:
+    """The rows of :func:`results_frame` of the trials on the Pareto front, best first on the first
+    objective (a search with one objective: its best trial)."""
+    objectives = record_objectives(experiment)
+    if len(objectives) > 1:
+        front = pareto_front(trials, objectives)
+    else:
+        best = best_trial(trials, experiment.mode)
+        front = [] if best is None else [best]
+    order = [t.trial_id for t in front]
+    frame = results_frame(experiment, trials).set_index("trial_id", drop=False)
+    return frame.loc[order].reset_index(drop=True)
 
 
 def history_frame(rows: Sequence[ResultRow]) -> pd.DataFrame:
@@ -141,21 +183,32 @@ def leaderboard(
     experiment: ExperimentRecord, trials: Sequence[TrialRecord], top: int | None = None
 ) -> pd.DataFrame:
     """:func:`results_frame` in rank order (:func:`hpnb.core.summary.ranked`): best first, unscored last."""
-    order = [t.trial_id for t in ranked(trials, experiment.mode)]
+    order = [t.trial_id for t in ranked(trials, record_objectives(experiment))]
     frame = results_frame(experiment, trials).set_index("trial_id", drop=False)
     board = frame.loc[order].reset_index(drop=True)
     return board if top is None else board.head(top)
 
 
 def experiments_frame(summaries: Sequence[SearchSummary]) -> pd.DataFrame:
-    """One row per search: name, state, strategy, progress (finished/budget), best, created."""
-    return pd.DataFrame(
-        {
-            "name": pd.Series([s.name for s in summaries], dtype="object"),
-            "state": pd.Series([s.state.value for s in summaries], dtype="object"),
-            "strategy": pd.Series([s.strategy for s in summaries], dtype="object"),
-            "progress": pd.Series([f"{s.done}/{s.budget}" for s in summaries], dtype="object"),
-            "best": pd.Series([s.best_value for s in summaries], dtype="float64"),
-            "created": _timestamps([s.created for s in summaries]),
-        }
-    )
+    """One row per search: name, state, strategy, progress (finished/budget), best, created; and
+    ``front`` (the size of its Pareto front) when a search has several objectives."""
+    columns: dict[str, pd.Series] = {
+        "name": pd.Series([s.name for s in summaries], dtype="object"),
+        "state": pd.Series([s.state.value for s in summaries], dtype="object"),
+        "strategy": pd.Series([s.strategy for s in summaries], dtype="object"),
+        "progress": pd.Series([f"{s.done}/{s.budget}" for s in summaries], dtype="object"),
+        "best": pd.Series([s.best_value for s in summaries], dtype="float64"),
+    }
+    if any(s.is_multi_objective for s in summaries):
+        columns["front"] = pd.Series([s.front_size if s.is_multi_objective else None for s in summaries],
+                                     dtype="Int64")
+    columns["created"] = _timestamps([s.created for s in summaries])
+    return pd.DataFrame(columns)
+
+
+def experiments_table(summaries: Sequence[SearchSummary], now: float | None = None) -> pd.DataFrame:
+    """:func:`experiments_frame` for people to read: ``created`` as a clock time (``04:49`` today,
+    ``Nov 30 14:02`` before; local time, :func:`hpnb.core.analysis.humane_time.clock_time`)."""
+    frame = experiments_frame(summaries)
+    frame["created"] = pd.Series([clock_time(s.created, now=now) for s in summaries], dtype="object")
+    return frame

@@ -32,8 +32,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from hpnb.core.conditions import Branches, Condition, active_values, check_conditions, evaluation_order
 from hpnb.core.errors import SpecError
-from hpnb.core.spec.values import MAX_STEPS
+from hpnb.core.spec.values import MAX_GRID_CAP, MAX_STEPS
 
 Distribution = Literal["uniform", "logUniform", "normal", "logNormal"]
 DISTRIBUTIONS: tuple[str, ...] = ("uniform", "logUniform", "normal", "logNormal")
@@ -563,15 +564,53 @@ def parameter_from_dict(name: str, data: Mapping[str, Any]) -> Parameter:
 
 @dataclass(frozen=True)
 class SearchSpace:
-    """An ordered set of uniquely named parameters."""
+    """An ordered set of uniquely named parameters, some of them active only under
+    ``conditions`` (see :mod:`hpnb.core.conditions`): configurations hold active parameters only."""
 
     parameters: tuple[Parameter, ...]
+    conditions: tuple[Condition, ...] = ()
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.parameters]
         for i, name in enumerate(names):
             if name in names[:i]:
                 raise SpecError(f"parameters.{name}", "duplicate parameter name", value=name)
+        check_conditions(self.parameters, self.conditions)
+        by_parameter = {c.parameter: c for c in self.conditions}
+        object.__setattr__(self, "_by_parameter", by_parameter)
+        object.__setattr__(self, "_order", evaluation_order(names, self.conditions) if by_parameter else ())
+
+    @property
+    def is_conditional(self) -> bool:
+        return bool(self.conditions)
+
+    def condition(self, name: str) -> Condition | None:
+        """The condition of parameter ``name``, or None when it is always active."""
+        by_parameter: dict[str, Condition] = self._by_parameter  # type: ignore[attr-defined]
+        return by_parameter.get(name)
+
+    @property
+    def evaluation_order(self) -> tuple[Parameter, ...]:
+        """The parameters, each after those its condition names."""
+        if not self.conditions:
+            return self.parameters
+        return tuple(self[name] for name in self._order)  # type: ignore[attr-defined]
+
+    def active(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` with the parameters that are inactive left out, in the order of the space.
+
+        Example:
+            >>> from hpnb.core.conditions import Condition
+            >>> space = SearchSpace((CategoricalParameter("opt", ("sgd", "adam")),
+            ...                      FloatParameter("momentum", low=0.5, high=0.9)),
+            ...                     conditions=(Condition("momentum", (("opt", ("sgd",)),)),))
+            >>> space.active({"opt": "adam", "momentum": 0.7})
+            {'opt': 'adam'}
+        """
+        if not self.conditions:
+            return dict(values)
+        kept = active_values(self._order, self._by_parameter, values)  # type: ignore[attr-defined]
+        return {name: kept[name] for name in self.names if name in kept}
 
     def __iter__(self) -> Iterator[Parameter]:
         return iter(self.parameters)
@@ -599,46 +638,75 @@ class SearchSpace:
         return len(self.free)
 
     def sample(self, rng: np.random.Generator) -> dict[str, Any]:
-        """One configuration drawn from every parameter's distribution."""
-        return {p.name: p.sample(rng) for p in self.parameters}
+        """One configuration drawn from every active parameter's distribution."""
+        return self.active({p.name: p.sample(rng) for p in self.parameters})
 
     def contains(self, config: Mapping[str, Any]) -> bool:
-        """Whether ``config`` names exactly these parameters with values they can take."""
-        if set(config) != set(self.names):
+        """Whether ``config`` names exactly the parameters active in it, with values they can take."""
+        if not set(config) <= set(self.names):
             return False
-        return all(p.contains(config[p.name]) for p in self.parameters)
+        if not all(self[name].contains(value) for name, value in config.items()):
+            return False
+        return set(config) == set(self.active({**self.center(complete=True), **config}))
 
     def to_unit(self, config: Mapping[str, Any]) -> np.ndarray:
-        """The position of ``config`` in the unit hypercube of the free parameters."""
-        return np.array([p.to_unit(config[p.name]) for p in self.free], dtype=float)
+        """The position of ``config`` in the unit hypercube of the free parameters
+        (an inactive parameter, missing from ``config``, at 0.5)."""
+        return np.array([p.to_unit(config[p.name]) if p.name in config else 0.5 for p in self.free],
+                        dtype=float)
 
     def from_unit(self, point: Sequence[float] | np.ndarray) -> dict[str, Any]:
-        """The configuration at ``point`` of the unit hypercube (fixed values added)."""
+        """The configuration at ``point`` of the unit hypercube (fixed values added): one axis per
+        free parameter, active or not; the coordinates of inactive ones are left unused."""
         if len(point) != self.dimension:
             raise ValueError(f"expected a point of dimension {self.dimension}, got {len(point)}")
         values = iter(float(u) for u in point)
-        return {p.name: (p.from_unit(0.5) if p.is_fixed else p.from_unit(next(values)))
-                for p in self.parameters}
+        return self.active({p.name: (p.from_unit(0.5) if p.is_fixed else p.from_unit(next(values)))
+                            for p in self.parameters})
 
-    def center(self) -> dict[str, Any]:
-        """Every parameter at its default (or middle) value."""
-        return {p.name: p.center() for p in self.parameters}
+    def center(self, complete: bool = False) -> dict[str, Any]:
+        """Every active parameter at its default (or middle) value; every parameter with ``complete``."""
+        values = {p.name: p.center() for p in self.parameters}
+        return values if complete else self.active(values)
 
-    def grid_size(self) -> int:
-        """The number of grid points, counted without enumerating them.
+    def completed(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """``config`` with the parameters it leaves out at their center, then the inactive ones dropped."""
+        return self.active({**self.center(complete=True), **config})
+
+    def grid_size(self, cap: int = MAX_GRID_CAP) -> int:
+        """The number of grid points, counted without enumerating them (a conditional space's
+        branches are enumerated, up to ``cap`` of them).
 
         Raises:
-            SpecError: when a free parameter is continuous (it needs a ``step``).
+            SpecError: when a free parameter is continuous (it needs a ``step``), or a
+                conditional space has more than ``cap`` branches.
         """
+        if self.conditions:
+            return self.branches(cap).size
         size = 1
+        for n in self._grid_sizes():
+            size *= n
+        return size
+
+    def _grid_sizes(self) -> list[int]:
+        sizes = []
         for p in self.parameters:
             n = p.grid_size()
             if n is None:
                 raise SpecError(_path(p.name, "step"),
                                 "a grid needs a step (or a list) for every continuous parameter",
                                 allowed="add step: or use a random/sobol/tpe strategy")
-            size *= n
-        return size
+            sizes.append(n)
+        return sizes
+
+    def branches(self, cap: int = MAX_GRID_CAP) -> Branches:
+        """The grid of a conditional space, branch by branch (see :mod:`hpnb.core.conditions`).
+
+        Raises:
+            SpecError: a continuous parameter without a step, or more than ``cap`` branches.
+        """
+        self._grid_sizes()
+        return Branches(self.parameters, self.conditions, cap)
 
     def iter_grid(self, cap: int = DEFAULT_GRID_CAP) -> Iterator[dict[str, Any]]:
         """Every grid point in a fixed order (the last parameter varies fastest).
@@ -650,13 +718,23 @@ class SearchSpace:
         if size > cap:
             raise SpecError("strategy", f"the grid has {size:,} points, more than the cap of {cap:,}",
                             allowed="fewer values per parameter, larger steps, or a sampling strategy")
+        if self.conditions:
+            branches = self.branches()
+            yield from (branches.point(k) for k in range(size))
+            return
         axes = [p.grid_values() or () for p in self.parameters]
         for combo in itertools.product(*axes):
             yield dict(zip(self.names, combo, strict=True))
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
-        return {p.name: p.to_dict() for p in self.parameters}
+        out = {p.name: p.to_dict() for p in self.parameters}
+        for condition in self.conditions:
+            out[condition.parameter]["when"] = condition.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Mapping[str, Any]]) -> SearchSpace:
-        return cls(tuple(parameter_from_dict(name, d) for name, d in data.items()))
+        from hpnb.core.conditions import parse_when
+
+        conditions = tuple(parse_when(name, d["when"]) for name, d in data.items() if "when" in d)
+        return cls(tuple(parameter_from_dict(name, d) for name, d in data.items()), conditions=conditions)

@@ -13,6 +13,10 @@ same best trial.
   trial, its final one); a FAILED trial has none. **Rank**: by score (``mode``),
   trials without one last, ties to the lower trial id. **Best trial**: the first
   in rank with a score.
+- With **several objectives** (``metrics:``) a trial's scores are its latest value
+  of each (none unless it has them all); trials rank by non-domination, then by
+  crowding distance (NSGA-II's order, :mod:`hpnb.core.pareto`), unscored last. There
+  is no best trial: the **front** is the trials of rank 0.
 - Trials a dead driver left RUNNING are shown as INTERRUPTED, never as running.
 
 Example:
@@ -31,6 +35,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from hpnb.core.objectives import Objective, losses, objective_values
+from hpnb.core.pareto import non_domination_ranks, pareto_order
 from hpnb.core.store.records import ExperimentRecord, TrialRecord
 from hpnb.core.store.store import Store
 from hpnb.core.trial import TrialState
@@ -39,6 +45,10 @@ from hpnb.core.trial import TrialState
 HEARTBEAT_INTERVAL = 2.0
 #: a RUNNING search whose last heartbeat is older than this is INTERRUPTED.
 STALE_AFTER = 3 * HEARTBEAT_INTERVAL
+#: the most trials of a Pareto front a summary lists (its size is always given).
+MAX_FRONT_SHOWN = 1_000
+#: how trials are ranked: the mode of the one target (``trial.value``), or the objectives.
+Ranking = str | Sequence[Objective]
 
 
 class ExperimentState(str, Enum):
@@ -98,8 +108,37 @@ def trial_score(trial: TrialRecord) -> float | None:
     return value
 
 
-def ranked(trials: Iterable[TrialRecord], mode: str) -> list[TrialRecord]:
-    """Trials best first for ``mode`` ("min" or "max"); unscored last; ties to the lower id."""
+def record_objectives(record: ExperimentRecord) -> tuple[Objective, ...]:
+    """What the search of ``record`` optimises (its spec's ``metrics``, else its metric and mode)."""
+    several = record.spec.get("metrics") if isinstance(record.spec, dict) else None
+    if isinstance(several, list) and len(several) > 1:
+        return tuple(Objective(str(o["name"]), "max" if o.get("mode") == "max" else "min") for o in several)
+    return (Objective(record.metric, "max" if record.mode == "max" else "min"),)
+
+
+def trial_scores(trial: TrialRecord, objectives: Sequence[Objective]) -> tuple[float, ...] | None:
+    """A trial's score on each objective (its latest values); None when failed or one is missing.
+    With one objective: its :func:`trial_score`."""
+    if len(objectives) == 1:
+        score = trial_score(trial)
+        return None if score is None else (score,)
+    if trial.state == TrialState.FAILED.value:
+        return None
+    return objective_values(trial.metrics, objectives)
+
+
+def _single_mode(ranking: Ranking) -> str | None:
+    if isinstance(ranking, str):
+        return ranking
+    return ranking[0].mode if len(ranking) == 1 else None
+
+
+def ranked(trials: Iterable[TrialRecord], ranking: Ranking) -> list[TrialRecord]:
+    """Trials best first: by score for a mode ("min" or "max") or one objective, by Pareto rank
+    then crowding distance for several; unscored last; ties to the lower id."""
+    mode = _single_mode(ranking)
+    if mode is None:
+        return _pareto_ranked(list(trials), ranking)  # type: ignore[arg-type]
     sign = -1.0 if mode == "max" else 1.0
 
     def key(trial: TrialRecord) -> tuple[int, float, int]:
@@ -109,8 +148,54 @@ def ranked(trials: Iterable[TrialRecord], mode: str) -> list[TrialRecord]:
     return sorted(trials, key=key)
 
 
-def best_trial(trials: Iterable[TrialRecord], mode: str) -> TrialRecord | None:
-    """The best-ranked trial with a score, or None."""
+def _scored(trials: Sequence[TrialRecord],
+            objectives: Sequence[Objective]) -> tuple[list[TrialRecord], list[tuple[float, ...]]]:
+    """The trials with scores on every objective, and those scores as losses (to minimise)."""
+    kept, points = [], []
+    for trial in trials:
+        scores = trial_scores(trial, objectives)
+        if scores is not None:
+            kept.append(trial)
+            points.append(losses(scores, objectives))
+    return kept, points
+
+
+def _pareto_ranked(trials: list[TrialRecord], objectives: Sequence[Objective]) -> list[TrialRecord]:
+    return pareto_ranking(trials, objectives)[0]
+
+
+def pareto_ranking(trials: Sequence[TrialRecord],
+                   objectives: Sequence[Objective]) -> tuple[list[TrialRecord], dict[int, int]]:
+    """:func:`ranked` and :func:`pareto_ranks` of several objectives at once (their ranks are
+    computed once): the trials in rank order, and trial id -> non-domination rank."""
+    by_id = sorted(trials, key=lambda t: t.trial_id)
+    kept, points = _scored(by_id, objectives)
+    ranks = non_domination_ranks(points)
+    scored_ids = {t.trial_id for t in kept}
+    unscored = [t for t in by_id if t.trial_id not in scored_ids]
+    order = [kept[i] for i in pareto_order(points, ranks)] + unscored
+    return order, {t.trial_id: rank for t, rank in zip(kept, ranks, strict=True)}
+
+
+def pareto_ranks(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> dict[int, int]:
+    """Trial id -> non-domination rank (0: on the front), for the trials with every score."""
+    kept, points = _scored(trials, objectives)
+    return {t.trial_id: rank for t, rank in zip(kept, non_domination_ranks(points), strict=True)}
+
+
+def pareto_front(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> list[TrialRecord]:
+    """The trials no other trial beats on every objective, best first on the first objective."""
+    kept, points = _scored(trials, objectives)
+    front = [i for i, rank in enumerate(non_domination_ranks(points)) if rank == 0]
+    return [kept[i] for i in sorted(front, key=lambda i: (points[i][0], kept[i].trial_id))]
+
+
+def best_trial(trials: Iterable[TrialRecord], ranking: Ranking) -> TrialRecord | None:
+    """The best-ranked trial with a score, or None (always None with several objectives: they
+    have a front, see :func:`pareto_front`)."""
+    mode = _single_mode(ranking)
+    if mode is None:
+        return None
     order = ranked(trials, mode)
     return order[0] if order and trial_score(order[0]) is not None else None
 
@@ -135,6 +220,16 @@ class SearchSummary:
     best_trial: int | None = None
     best_value: float | None = None
     best_params: dict[str, Any] = field(default_factory=dict)
+    #: what the search optimises; with several objectives there is no best trial but a front
+    objectives: tuple[Objective, ...] = ()
+    #: the front's trials (at most MAX_FRONT_SHOWN): ``{"trial_id", "values", "params"}``
+    front: tuple[dict[str, Any], ...] = ()
+    #: how many trials the front has
+    front_size: int = 0
+
+    @property
+    def is_multi_objective(self) -> bool:
+        return len(self.objectives) > 1
 
     @property
     def done(self) -> int:
@@ -152,6 +247,8 @@ class SearchSummary:
             "done": self.done, **{state.lower(): n for state, n in self.counts.items()},
             "best": best, "created": self.created, "updated": self.updated, "elapsed": self.elapsed,
             "message": self.message, "driver": self.driver,
+            "objectives": [o.to_dict() for o in self.objectives], "front": list(self.front),
+            "front_size": self.front_size,
         }
 
 
@@ -163,15 +260,25 @@ def summarize(record: ExperimentRecord, trials: Sequence[TrialRecord], now: floa
         shown = trial_state(trial, state)
         counts[shown] = counts.get(shown, 0) + 1
     end = now if state.is_active else max(record.updated, record.created)
-    best = best_trial(trials, record.mode)
+    objectives = record_objectives(record)
+    best = best_trial(trials, objectives)
+    front = pareto_front(trials, objectives) if len(objectives) > 1 else []
     return SearchSummary(
         name=record.name, state=state, metric=record.metric, mode=record.mode, strategy=record.strategy,
         budget=record.budget, parallel=record.parallel, counts=counts, created=record.created,
         updated=record.updated, elapsed=max(0.0, end - record.created), message=record.message,
         driver=record.driver, best_trial=None if best is None else best.trial_id,
         best_value=None if best is None else trial_score(best),
-        best_params={} if best is None else dict(best.params),
+        best_params={} if best is None else dict(best.params), objectives=objectives,
+        front=tuple(front_entry(t, objectives) for t in front[:MAX_FRONT_SHOWN]), front_size=len(front),
     )
+
+
+def front_entry(trial: TrialRecord, objectives: Sequence[Objective]) -> dict[str, Any]:
+    """A trial of the front as the summary lists it: its id, objective values and parameters."""
+    scores = trial_scores(trial, objectives) or ()
+    values = {o.name: v for o, v in zip(objectives, scores, strict=True)}
+    return {"trial_id": trial.trial_id, "values": values, "params": dict(trial.params)}
 
 
 def store_summaries(store: Store, now: float) -> list[SearchSummary]:

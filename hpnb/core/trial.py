@@ -20,6 +20,8 @@ class TrialState(str, Enum):
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
     STOPPED = "STOPPED"
+    #: its slot was freed; it resumes later from its latest checkpoint (a rule, PBT or the user).
+    PAUSED = "PAUSED"
 
     @property
     def is_finished(self) -> bool:

@@ -25,11 +25,14 @@ __all__ = ["load_ipython_extension", "show", "unload_ipython_extension"]
 def load_ipython_extension(ipython: InteractiveShell) -> None:
     """Register ``%%hpsearch`` and ``%hpsearch`` (what ``%load_ext hpnb`` calls).
 
-    Loading twice is harmless: the second registration replaces the first.
+    Loading twice is harmless: the second registration replaces the first. What the first
+    ``%%hpsearch`` cell needs is imported in the background from here on.
     """
+    from hpnb.jupyter import warmup
     from hpnb.jupyter.magic import HpsearchMagics
 
     ipython.register_magics(HpsearchMagics)
+    warmup.start()
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:
@@ -54,6 +57,9 @@ def show(name: str, *, store: StoreLike = None, display: bool = False) -> Dashbo
         >>> import hpnb
         >>> hpnb.show("mlp-lr")  # doctest: +SKIP
     """
+    from hpnb.jupyter import warmup
+
+    warmup.wait()
     from hpnb.jupyter.show import show as show_dashboard
 
     return show_dashboard(name, store=store, display=display)

@@ -8,6 +8,7 @@ read-only view of the store.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,8 +45,10 @@ def find(name: str, path: Path) -> Search | None:
         return _searches.get(_key(path, name))
 
 
-def display_search(search: Search, *, wait: bool = False, announce: str | None = None) -> Dashboard:
+def display_search(search: Search, *, wait: bool = False, announce: str | None = None,
+                   resume: Callable[[], Search] | None = None) -> Dashboard:
     """Display the dashboard of ``search`` in the current cell; with ``wait``, block until it ends.
+    ``resume`` is what its Resume button does (none without it).
 
     After waiting, the displayed output is replaced by the final view so that a
     saved notebook (nbconvert, nbval, GitHub) shows the finished search.
@@ -54,17 +57,23 @@ def display_search(search: Search, *, wait: bool = False, announce: str | None =
 
     from hpnb.jupyter.dashboard.dashboard import Dashboard
 
-    dashboard = Dashboard(search)
+    dashboard = Dashboard(search, resume=resume)
     handle = display(dashboard, display_id=True)
     dashboard.display_handle = handle
     if announce:
         print(announce)
     if wait:
-        try:
-            search.wait()
-        except KeyboardInterrupt:
-            print(f"stopped waiting; {search.name!r} goes on: %hpsearch stop {search.name} stops it")
-            return dashboard
-        dashboard.refresh()
-        dashboard.show_final()
+        wait_for_end(dashboard)
     return dashboard
+
+
+def wait_for_end(dashboard: Dashboard) -> None:
+    """Block until the search of ``dashboard`` ends, then show its final view in its place."""
+    search = dashboard.search
+    try:
+        search.wait()
+    except KeyboardInterrupt:
+        print(f"stopped waiting; {search.name!r} goes on: %hpsearch stop {search.name} stops it")
+        return
+    dashboard.refresh()
+    dashboard.show_final()

@@ -18,7 +18,7 @@ Example (in a notebook)::
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
@@ -26,7 +26,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from hpnb.core.errors import HpnbError, SpecError
-from hpnb.jupyter import live
+from hpnb.jupyter import live, warmup
 from hpnb.jupyter.magic_line import LINE_HELP, run_line_command
 from hpnb.jupyter.namespace import cell_source, check_variable_name, resolve_objective, variable_name
 
@@ -68,14 +68,18 @@ class HpsearchMagics(Magics):
         """Run a hyperparameter search of OBJECTIVE; the cell body is the spec (YAML).
 
         The cell returns at once and shows a live dashboard; the search runs in
-        the background. Every mistake in the cell is reported before anything starts.
+        the background (the kernel's local cluster too, while it starts). Every mistake
+        in the cell is reported before anything starts. Run again with the same spec,
+        the cell shows the stored search again; with another spec, it names the changes.
         """
         args = parse_argstring(self.hpsearch_cell, line)
-        run_search_cell(args, cell, self._require_shell(), source=cell_source(line, cell))
+        with warmup.cell():
+            run_search_cell(args, cell, self._require_shell(), source=cell_source(line, cell))
 
     @line_magic("hpsearch")  # type: ignore[arg-type]
     def hpsearch_line(self, line: str) -> Any:
-        return run_line_command(line, self._require_shell())
+        with warmup.cell():
+            return run_line_command(line, self._require_shell())
 
     hpsearch_line.__doc__ = LINE_HELP  # type: ignore[assignment]
 
@@ -106,6 +110,7 @@ def parse_cell_spec(body: str, overrides: Mapping[str, Any]) -> ExperimentSpec:
 def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell,
                     source: str | None = None) -> None:
     """Validate a ``%%hpsearch`` cell, start its search and display its dashboard."""
+    warmup.wait()
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other: choose one")
     if args.out is not None:
@@ -118,28 +123,43 @@ def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell
 
         print(format_plan(spec, objective_name=args.objective, name=args.name, namespace=namespace))
         return
-    search = start_search(objective, spec, args, namespace, source)
-    out = args.out or variable_name(search.name)
-    namespace[out] = search
-    live.display_search(search, wait=args.wait, announce=f"{search.name!r}: handle in {out!r}")
+    from hpnb.launch import starts_held
+
+    with starts_held():  # the dashboard is drawn before the cluster starts
+        search = start_search(objective, spec, args, namespace, source, body=body)
+        if search is None:  # the name is taken: the same search again, or a message naming the changes
+            return
+        out = args.out or variable_name(search.name)
+        namespace[out] = search
+        dashboard = live.display_search(search, announce=f"{search.name!r}: handle in {out!r}")
+    if args.wait:
+        live.wait_for_end(dashboard)
 
 
 def start_search(objective: Callable[..., Any], spec: ExperimentSpec, args: argparse.Namespace,
-                 namespace: Mapping[str, Any], source: str | None = None) -> Search:
-    """``hpnb.search`` for a cell; store errors become UsageErrors that say what to do."""
+                 namespace: MutableMapping[str, Any], source: str | None = None,
+                 body: str | None = None) -> Search | None:
+    """``hpnb.search`` for a cell, returning while the cluster starts; store errors become
+    UsageErrors that say what to do (a spec field checked against the store, such as
+    ``warm_start``, with its line in the cell's ``body``). None when the name was taken by the
+    same search, which is then shown again (:mod:`hpnb.jupyter.rerun`)."""
     import hpnb
     from hpnb.core.store.errors import NameTaken
+    from hpnb.jupyter.rerun import rerun_cell
 
     try:
         search = hpnb.search(
             objective, spec, name=args.name or spec.name, store=args.store, overwrite=args.overwrite,
-            resume=args.resume, namespace=namespace, source=source,
+            resume=args.resume, namespace=namespace, source=source, wait_for_cluster=False,
         )
     except NameTaken as err:
-        raise UsageError(
-            f"an experiment named {err.name!r} already exists: add --resume to continue it "
-            "or --overwrite to replace it (or choose another --name)"
-        ) from None
+        rerun_cell(err.name, spec, args.objective, store=args.store, namespace=namespace, out=args.out,
+                   wait=args.wait)
+        return None
+    except SpecError as err:
+        from hpnb.core.spec.yaml_lines import line_of
+
+        raise UsageError(str(err.with_line(line_of(body, err.path)))) from None
     except HpnbError as err:
         raise UsageError(str(err)) from None
     live.register(search)

@@ -1,4 +1,4 @@
-"""The ``%hpsearch`` line magic: list, show, stop, resume, extend and export stored searches.
+"""The ``%hpsearch`` line magic: list, show, stop, pause, resume, extend and export stored searches.
 
 Each sub-command is one small function taking the parsed arguments and the
 shell; :func:`run_line_command` parses the line and dispatches.
@@ -35,8 +35,12 @@ Usage::
       the dashboard of NAME: live if this kernel drives it, else a view of the store
   %hpsearch stop NAME [--store PATH]
       stop NAME (running trials are told to stop at their next hpnb.report)
-  %hpsearch resume NAME [--objective FUNC] [-o VAR] [--wait] [--store PATH]
+  %hpsearch pause NAME ID [--store PATH]
+      pause trial ID of NAME at its next decision point: its slot is freed, and it resumes
+      later from its latest checkpoint
+  %hpsearch resume NAME [ID] [--objective FUNC] [-o VAR] [--wait] [--store PATH]
       continue NAME; FUNC defaults to the objective named in its stored record
+      (with ID: resume paused trial ID of NAME, which this kernel runs)
   %hpsearch extend NAME N [--objective FUNC] [--store PATH]
       add N trials to NAME's budget (resuming it here if it is not running)
   %hpsearch export NAME [--format csv|json|parquet] [--output PATH] [--store PATH]
@@ -61,8 +65,12 @@ def build_line_parser() -> MagicArgumentParser:
     _sub(subparsers, "list", "list stored experiments")
     for name, text in (("show", "show the dashboard"), ("stop", "stop a search")):
         _sub(subparsers, name, text).add_argument("name")
-    resume = _sub(subparsers, "resume", "continue a stored search")
+    pause = _sub(subparsers, "pause", "pause a trial")
+    pause.add_argument("name")
+    pause.add_argument("trial", type=int)
+    resume = _sub(subparsers, "resume", "continue a stored search, or a paused trial")
     resume.add_argument("name")
+    resume.add_argument("trial", type=int, nargs="?")
     resume.add_argument("--objective", metavar="FUNC")
     resume.add_argument("-o", "--out", metavar="VAR")
     resume.add_argument("--wait", action="store_true")
@@ -84,7 +92,8 @@ def run_line_command(line: str, shell: InteractiveShell) -> Any:
     """Run one ``%hpsearch`` line; returns what the sub-command returns (shown as the cell's output)."""
     if not line.strip():
         raise UsageError(
-            "%hpsearch needs a command: list, show, stop, resume, extend or export (%hpsearch? for help)"
+            "%hpsearch needs a command: list, show, stop, pause, resume, extend or export "
+            "(%hpsearch? for help)"
         )
     args = _PARSER.parse_argstring(line)
     handler = _HANDLERS[args.command]
@@ -104,12 +113,13 @@ def handle(name: str, args: argparse.Namespace) -> Search:
 def _list(args: argparse.Namespace, shell: InteractiveShell) -> Any:
     import time
 
-    from hpnb.core.frames import experiments_frame
+    from hpnb.core.frames import experiments_table
     from hpnb.core.store import Store
     from hpnb.core.summary import store_summaries
 
+    now = time.time()
     with Store(args.store, readonly=True) as store:
-        return experiments_frame(store_summaries(store, time.time()))
+        return experiments_table(store_summaries(store, now), now)
 
 
 def _show(args: argparse.Namespace, shell: InteractiveShell) -> Any:
@@ -124,7 +134,25 @@ def _stop(args: argparse.Namespace, shell: InteractiveShell) -> None:
     print(f"{args.name!r}: stop requested")
 
 
+def _pause(args: argparse.Namespace, shell: InteractiveShell) -> None:
+    live_search(args).pause_trial(args.trial)
+    print(f"{args.name!r}: trial {args.trial} pauses at its next decision point")
+
+
+def live_search(args: argparse.Namespace) -> Search:
+    """The handle of ``args.name`` this kernel drives (pausing and resuming trials need it)."""
+    search = live.find(args.name, live.store_path(args.store))
+    if search is None or not search.is_live:
+        raise UsageError(f"{args.name!r} is not running in this kernel: a trial can be paused or resumed "
+                         f"only by the kernel that drives its search (%hpsearch resume {args.name} first)")
+    return search
+
+
 def _resume(args: argparse.Namespace, shell: InteractiveShell) -> None:
+    if args.trial is not None:
+        live_search(args).resume_trial(args.trial)
+        print(f"{args.name!r}: trial {args.trial} resumes at the next free slot")
+        return None
     out = check_variable_name(args.out) if args.out else None
     search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective)
     out = out or variable_name(search.name)
@@ -183,6 +211,7 @@ _HANDLERS = {
     "list": _list,
     "show": _show,
     "stop": _stop,
+    "pause": _pause,
     "resume": _resume,
     "extend": _extend,
     "export": _export,

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from hpnb.core.objectives import goal
+from hpnb.core.warm_start import describe_warm_start
+
 if TYPE_CHECKING:
     from hpnb.core.spec import ExperimentSpec
 
@@ -50,7 +53,7 @@ def format_plan(spec: ExperimentSpec, *, objective_name: str, name: str | None,
     lines = [
         f"dry run of {shown_name!r}: nothing started" if shown_name else "dry run: nothing started",
         f"objective:      {objective_name}",
-        f"goal:           {'minimise' if spec.mode == 'min' else 'maximise'} {spec.metric}",
+        f"goal:           {goal(spec.objectives)}",
         f"strategy:       {spec.strategy.describe()}",
         f"trials:         {spec.trials}, {parallel} at once{seed}",
         f"early stopping: {spec.early_stopping.describe()}",
@@ -58,6 +61,9 @@ def format_plan(spec: ExperimentSpec, *, objective_name: str, name: str | None,
     ]
     width = max((len(p.name) for p in spec.space), default=0)
     lines.extend(f"  {p.name:<{width}}  {p.describe()}" for p in spec.space)
+    start = describe_warm_start(spec)
+    if start:
+        lines.append(f"warm start:     {start}")
     lines.append(f"resources:      {spec.resources.describe()}")
     cluster = describe_cluster(spec.resources, shown_name or objective_name, namespace)
     lines.append(f"cluster:        {cluster}")

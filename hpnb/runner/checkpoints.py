@@ -52,7 +52,9 @@ class CheckpointFiles:
             except FileNotFoundError:  # the folder was removed meanwhile
                 self._put(name, blob)
         except OSError as err:
-            self.last_error = f"cannot keep the checkpoint of trial {trial_id} in {self.directory}: {err}"
+            # the reason first: the paths of a rename would push it out of a shortened message
+            self.last_error = (f"cannot keep the checkpoint of trial {trial_id} in {self.directory}: "
+                               f"{err.strerror or err}")
             return None
         self.last_error = None
         return name

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Command:
-    """A user action for the driver: stop, stop_trial, extend, parallel."""
+    """A user action for the driver: stop, stop_trial, pause_trial, resume_trial, extend, parallel."""
 
     kind: str
     value: int | None = None
@@ -40,6 +40,10 @@ class DriverCommands:
             self.stop_all("stopped by the user")
         elif command.kind == "stop_trial" and command.value in d.running:
             d.request_stop(d.running[command.value], "stopped by the user")
+        elif command.kind == "pause_trial" and command.value is not None:
+            d.pauses.request(command.value)
+        elif command.kind == "resume_trial" and command.value is not None:
+            d.pauses.resume(command.value)
         elif command.kind == "extend" and command.value:
             d.public.budget += command.value
             d.exhausted = False if d.strategy.max_trials() is None else d.exhausted

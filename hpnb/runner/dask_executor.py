@@ -4,8 +4,10 @@ Everything a trial says travels worker -> driver as ``Worker.log_event``
 messages on one topic the driver subscribes to, in order: a start message
 (which worker, when), batches of reports, and the outcome. Stop requests
 travel driver -> worker as a Dask ``Event`` per attempt, checked by the trial
-at most every 0.2 s. The task's future only tells the driver about attempts
-that never finished (a dead worker, a cancellation).
+at most every 0.2 s. A trial at a decision point waits on a Dask ``Variable`` per
+(attempt, step) that the driver sets to its verdict (one scheduler round trip
+each way), and deletes it once read. The task's future only tells the driver
+about attempts that never finished (a dead worker, a cancellation).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import cloudpickle
-from distributed import Client, Event, Future, get_client, get_worker
+from distributed import Client, Event, Future, Variable, get_client, get_worker
 
-from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
+from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
+from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
 from hpnb.runner.stuck_threads import StuckThreads
 from hpnb.runner.worker.objective import TrialTask, run_trial
 from hpnb.runner.worker.reporting import TrialChannel
@@ -39,6 +42,22 @@ MEMORY_RESTART_TOPIC = "worker-restart-memory"
 
 def _event_name(topic: str, kind: str, trial_id: int, attempt: int) -> str:
     return f"{topic}-{kind}-{trial_id}-{attempt}"
+
+
+def _verdict_name(topic: str, trial_id: int, attempt: int, step: int) -> str:
+    return f"{_event_name(topic, 'verdict', trial_id, attempt)}-{step}"
+
+
+def _await_verdict(topic: str, task: TrialTask, step: int, timeout: float) -> str | None:
+    """The driver's verdict on ``step`` of ``task``'s attempt; None when none came within ``timeout``."""
+    variable = Variable(_verdict_name(topic, task.trial_id, task.attempt, step), client=get_client())
+    try:
+        return str(variable.get(timeout=timeout))
+    except Exception:  # TimeoutError, or the scheduler went away: the trial goes on by itself
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            variable.delete()
 
 
 #: objectives a worker has unpickled, by token (a few searches at once at most).
@@ -70,11 +89,12 @@ def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict
             stop_event.append(Event(name, client=get_client()))
         return bool(stop_event[0].is_set())
 
-    channel = TrialChannel(send=lambda batch: worker.log_event(topic, batch), should_stop=should_stop)
+    channel = TrialChannel(send=lambda batch: worker.log_event(topic, batch), should_stop=should_stop,
+                           await_verdict=lambda step, timeout: _await_verdict(topic, task, step, timeout))
     outcome = run_trial(objective, task, channel)
     outcome["worker"] = worker.address
     with contextlib.suppress(TypeError):  # not msgpack-able: the driver fetches the result instead
-        worker.log_event(topic, {**key, "outcome": outcome})
+        worker.log_event(topic, {**key, "outcome": outcome_message(outcome)})
     return outcome
 
 
@@ -101,6 +121,9 @@ class DaskExecutor(Executor):
         self._futures: dict[tuple[int, int], Future] = {}
         self._workers: dict[tuple[int, int], str] = {}
         self._settled: set[tuple[int, int]] = set()
+        #: outcomes sent without their long log, by attempt, until the log is fetched
+        self._long_logs: dict[tuple[int, int], dict[str, Any]] = {}
+        self._experiment = ""
         self._lock = threading.Lock()
         self._pickled_objective: tuple[Callable[..., Any], str, bytes] | None = None
         self._memory = MemoryRestarts.of(client)
@@ -114,12 +137,16 @@ class DaskExecutor(Executor):
                 self._workers[key] = message["worker"]
             self.sink(AttemptStarted(*key, message["worker"], float(message["started"])))
         elif "outcome" in message:
+            outcome = message["outcome"]
             with self._lock:
                 self._settled.add(key)
+                if outcome.get(LOG_IN_RESULT):  # the whole outcome is handed on with its log, in _on_done
+                    self._long_logs[key] = outcome
             self._stuck.discard(self._key(*key))  # a thread written off has returned
-            self.sink(attempt_done(*key, message["outcome"]))
+            if not outcome.get(LOG_IN_RESULT):
+                self._emit_outcome(*key, outcome)
         else:
-            self.sink(ResultBatch(*key, message["rows"]))
+            self.sink(ResultBatch(*key, message["rows"], tuple(message.get("unanswered", ()))))
 
     def capacity(self) -> int:
         """Worker threads, less those held by abandoned trials (see :class:`StuckThreads`)."""
@@ -145,6 +172,7 @@ class DaskExecutor(Executor):
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
         key = self._key(task.trial_id, task.attempt)
         token, blob = self._pickled(objective)
+        self._experiment = task.experiment
         # keep new trials off threads that abandoned trials still hold
         placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
         future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False,
@@ -160,20 +188,37 @@ class DaskExecutor(Executor):
         if future.status == "finished":
             if not self._wait_for(lambda: key in self._settled, OUTCOME_GRACE):
                 self._fetch_outcome(task, future)
+            elif key in self._long_logs:
+                self._fetch_outcome(task, future, sent=self._long_logs[key])
+        elif key in self._long_logs:  # it returned, and was cancelled since: its outcome stands
+            self._emit_outcome(*key, self._long_logs[key])
         else:
             reason = "cancelled" if future.status == "cancelled" else self._lost_reason(key, future)
             self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=reason))
         with self._lock:
             self._settled.discard(key)
+            self._long_logs.pop(key, None)
             self._workers.pop(key, None)
 
-    def _fetch_outcome(self, task: TrialTask, future: Future) -> None:
+    def _fetch_outcome(self, task: TrialTask, future: Future, sent: dict[str, Any] | None = None) -> None:
+        """The task's result as the attempt's outcome; ``sent``: the outcome message that left its
+        long log out, which stands (without the log) if the result is gone."""
         try:
             outcome = future.result()
         except Exception as exc:  # the worker holding the result died since
-            self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=describe_loss(exc)))
+            if sent is not None:
+                self._emit_outcome(task.trial_id, task.attempt, sent)
+            else:
+                self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=describe_loss(exc)))
             return
-        self.sink(attempt_done(task.trial_id, task.attempt, outcome))
+        self._emit_outcome(task.trial_id, task.attempt, outcome)
+
+    def _emit_outcome(self, trial_id: int, attempt: int, outcome: dict[str, Any]) -> None:
+        """What the attempt printed (when the outcome holds it), then its end."""
+        printed = output_event(trial_id, attempt, outcome)
+        if printed is not None:
+            self.sink(printed)
+        self.sink(attempt_done(trial_id, attempt, outcome))
 
     def _lost_reason(self, key: tuple[int, int], future: Future) -> str:
         worker = self._workers.get(key)
@@ -196,6 +241,9 @@ class DaskExecutor(Executor):
     def stop(self, trial_id: int, attempt: int) -> None:
         Event(_event_name(self.topic, "stop", trial_id, attempt), client=self.client).set()
 
+    def verdict(self, trial_id: int, attempt: int, step: int, verdict: str) -> None:
+        Variable(_verdict_name(self.topic, trial_id, attempt, step), client=self.client).set(verdict)
+
     def cancel(self, trial_id: int, attempt: int) -> None:
         with self._lock:
             future = self._futures.get((trial_id, attempt))
@@ -205,6 +253,9 @@ class DaskExecutor(Executor):
     def abandon(self, trial_id: int, attempt: int) -> str | None:
         with self._lock:
             worker = self._workers.get((trial_id, attempt))
+        if worker is not None:  # what it printed so far, read before its worker may restart
+            output = rescue_output(self.client, self._experiment, trial_id, attempt, worker)
+            self.sink(AttemptOutput(trial_id, attempt, output))
         self.cancel(trial_id, attempt)
         if worker is None:
             return None

@@ -46,6 +46,15 @@ class DrivenTrial:
     stop_sent_at: float | None = None
     parent: int | None = None
     skip_through_step: int | None = None
+    #: why its attempt is ending to pause (its slot is freed, it resumes from its checkpoint)
+    pausing: str | None = None
+    #: the user asked to pause it at its next decision point
+    pause_requested: bool = False
+
+    @property
+    def start_step(self) -> int | None:
+        """The step the next attempt continues from: its checkpoint's (None: from the start)."""
+        return self.checkpoint_step if self.checkpoint is not None else None
 
     def new_attempt(self, skip_through_step: int | None = None) -> None:
         """Start the next attempt: its sequence numbers follow the stored ones.
@@ -63,9 +72,9 @@ class DrivenTrial:
         self.skip_through_step = skip_through_step
 
     def accept(self, raw: list[Any], metric: str, mode: str) -> ResultRow | None:
-        """The row to store for one report ``[seq, step, time, metrics, checkpoint]``, or None
-        when an earlier attempt already stored its step."""
-        seq, step, at, metrics, _blob = raw
+        """The row to store for one report ``[seq, step, time, metrics, checkpoint(, waits)]``, or
+        None when an earlier attempt already stored its step."""
+        seq, step, at, metrics, _blob = raw[:5]  # a sixth item marks a row awaiting a verdict
         if int(seq) <= self.received_seq:
             return None  # Dask ran this attempt again (its worker left): these steps are stored
         self.received_seq = int(seq)

@@ -17,21 +17,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.core.early_stopping.base import Decision, Scheduler
+from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.frozen import thaw
+from hpnb.core.objectives import objective_values
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.spec.values import describe_duration
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
-from hpnb.core.strategies.pbt_exploit import Exploit
 from hpnb.core.summary import HEARTBEAT_INTERVAL
-from hpnb.core.trial import TrialState
+from hpnb.core.trial import Suggestion, TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.controls import Command, DriverCommands
 from hpnb.runner.driven_trial import DrivenTrial, better, finite
-from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
+from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.lease import DriverLease
+from hpnb.runner.pausing import Pauses
 from hpnb.runner.recovery import Recovered
 from hpnb.runner.store_writer import StoreWriter
+from hpnb.runner.verdicts import BUDGET_REACHED, EXPLOIT, STOP, Verdicts
 from hpnb.runner.worker.objective import TrialTask, target_problem
 
 log = logging.getLogger("hpnb")
@@ -42,8 +45,6 @@ STOP_GRACE = 3.0
 TIMEOUT_GRACE = 1.0
 #: seconds to wait for report batches still in flight when an attempt returns.
 LATE_BATCH_GRACE = 5.0
-#: the stop reason of a trial that used its whole per-trial budget: it ends COMPLETED.
-BUDGET_REACHED = "reached its step budget"
 #: why an attempt the scheduler ran a second time by itself counts as lost.
 RERUN_REASON = "the worker running this trial died (the scheduler started it again from the beginning)"
 #: times an attempt lost before it started is run again without counting as a retry.
@@ -52,6 +53,8 @@ MAX_LOST_QUEUED = 3
 CAPACITY_CHECK = 1.0
 #: how often (seconds) the driver looks for a stop flag set in the store by another process.
 STORE_STOP_POLL = 0.5
+#: seconds a trial at a decision point waits for its verdict before it goes on by itself.
+VERDICT_TIMEOUT = 10.0
 
 
 @dataclass
@@ -106,6 +109,11 @@ class Driver(threading.Thread):
         self.failures_in_row = 0
         self.first_failure: str | None = None
         self.commands = DriverCommands(self)
+        self.pauses = Pauses(self)
+        self.verdicts = Verdicts(self)
+        self.pauses.paused.update({r.trial_id: r for r in recovered.paused})
+        #: where trials wait for a verdict: the rule's and the strategy's decision points
+        self.decision_points = scheduler.decision_points() | strategy.decision_points()
         #: what the search's message must keep saying whatever it ends with (stuck worker threads)
         self.notes: list[str] = []
 
@@ -162,6 +170,8 @@ class Driver(threading.Thread):
             self._on_started(message)
         elif isinstance(message, AttemptDone):
             self._on_done(message)
+        elif isinstance(message, AttemptOutput):
+            self.writer.output(message.trial_id, message.output)
         elif isinstance(message, Command):
             self.commands.handle(message)
 
@@ -187,6 +197,8 @@ class Driver(threading.Thread):
             return False
         if self.stopping:
             return True
+        if self.pauses:
+            return False
         return self.exhausted or (not self.requeue and self.public.started >= self.public.budget)
 
     # -- starting trials --------------------------------------------------------------
@@ -216,12 +228,14 @@ class Driver(threading.Thread):
             if self.requeue:
                 self._submit(self.requeue.pop(0))
                 continue
-            if self.exhausted or self.public.started >= self.public.budget:
-                return
-            suggestion = self.strategy.suggest(self.next_id)
+            suggestion = None
+            if not self.exhausted and self.public.started < self.public.budget:
+                suggestion = self._suggestion(self.next_id)
+                self.exhausted = suggestion is None
             if suggestion is None:
-                self.exhausted = True
-                return
+                if not self._resume_paused():
+                    return
+                continue
             runtime = DrivenTrial(self.next_id, dict(suggestion.params), parent=suggestion.parent)
             self.writer.last_suggested = self.next_id
             self.writer.pending_ids.add(self.next_id)
@@ -230,10 +244,16 @@ class Driver(threading.Thread):
             self.writer.add_trial(runtime)
             self._submit(runtime)
 
+    def _suggestion(self, trial_id: int) -> Suggestion | None:
+        """The strategy's next configuration; the first trials run the enqueued ones."""
+        if trial_id < len(self.spec.enqueue):
+            return self.strategy.adopt(trial_id, thaw(self.spec.enqueue[trial_id]))
+        return self.strategy.suggest(trial_id)
+
     def _submit(self, runtime: DrivenTrial) -> None:
         self.running[runtime.trial_id] = runtime
         self.writer.trial(runtime.trial_id, state="PENDING", retries=runtime.retries)
-        self.executor.submit(self.objective, self._task(runtime))
+        self.executor.submit(self.objective, self.task_of(runtime))
 
     def _on_started(self, started: AttemptStarted) -> None:
         runtime = self.running.get(started.trial_id)
@@ -258,34 +278,56 @@ class Driver(threading.Thread):
         if runtime.retries < self.spec.retries and not self.stopping:
             self._retry(runtime, RERUN_REASON)
         else:
-            self._end(runtime, TrialState.FAILED, runtime.metrics,
+            self.end_trial(runtime, TrialState.FAILED, runtime.metrics,
                       f"{RERUN_REASON} (after {runtime.retries} retries)", runtime.worker)
 
-    def _task(self, runtime: DrivenTrial) -> TrialTask:
+    def _resume_paused(self) -> bool:
+        """Run the paused trial that is next in turn, if any."""
+        runtime = self.pauses.next_to_resume()
+        if runtime is None:
+            return False
+        self.prepare_resume(runtime)
+        self._submit(runtime)
+        return True
+
+    def prepare_resume(self, runtime: DrivenTrial) -> None:
+        """A paused trial goes on: with the exploit it paused before deciding, if the strategy has one."""
+        exploit = self.strategy.on_resume(runtime.trial_id)
+        if exploit is not None:
+            self.verdicts.restart_from_donor(runtime, exploit)
+
+    def task_of(self, runtime: DrivenTrial) -> TrialTask:
         return TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
-                         runtime.checkpoint)
+                         runtime.checkpoint, decision_points=self.decision_points,
+                         start_step=runtime.start_step, verdict_timeout=VERDICT_TIMEOUT,
+                         objectives=self.objective_names)
+
+    @property
+    def objective_names(self) -> tuple[str, ...]:
+        """Every objective's metric when the search has several, else nothing."""
+        return tuple(o.name for o in self.spec.objectives) if self.spec.is_multi_objective else ()
 
     # -- results ----------------------------------------------------------------------
     def _on_batch(self, batch: ResultBatch) -> None:
         runtime = self.running.get(batch.trial_id)
+        if batch.unanswered:
+            self.writer.event("verdict_timeout", {"trial": batch.trial_id, "attempt": batch.attempt,
+                                                  "steps": list(batch.unanswered)})
         if runtime is None or batch.attempt != runtime.attempt:
-            return  # a stale attempt (lost, replaced by an exploit, or cancelled after a stop)
+            # a stale attempt (lost, replaced by an exploit, or cancelled after a stop): if it
+            # waits at a decision point, it ends there rather than after the bounded wait
+            self.verdicts.answer_waiting(batch, STOP)
+            return
         for raw in batch.rows:
-            row = runtime.accept(raw, self.spec.metric, self.spec.mode)
-            blob = raw[4]
-            if blob is not None:
-                self._keep_checkpoint(runtime, row.step if row else None, blob)
-            if row is None:
-                continue
-            self.writer.results([row])
-            if row.value is not None and runtime.stop_reason is None:
-                step = row.step if row.step is not None else row.seq
-                if self._judge(runtime, step, row.value, blob is not None):
-                    break  # the member restarts from a donor: the rest of this batch is stale
+            verdict = self.verdicts.on_row(runtime, raw)
+            if len(raw) > 5 and raw[1] is not None:
+                self.executor.verdict(batch.trial_id, batch.attempt, int(raw[1]), verdict)
+            if verdict == EXPLOIT:
+                break  # the member restarts from a donor: the rest of this batch is stale
         self.writer.trial(runtime.trial_id, last_step=runtime.last_step, best=runtime.best_value,
                           value=runtime.last_value)
 
-    def _keep_checkpoint(self, runtime: DrivenTrial, step: int | None, blob: bytes) -> None:
+    def keep_checkpoint(self, runtime: DrivenTrial, step: int | None, blob: bytes) -> None:
         runtime.checkpoint = blob
         runtime.checkpoint_step = step
         ref = self.checkpoints.write(runtime.trial_id, blob)
@@ -297,56 +339,13 @@ class Driver(threading.Thread):
             self.writer.event("checkpoint_failed", {"trial": runtime.trial_id, "step": step,
                                                     "error": runtime.checkpoint_error})
 
-    def _judge(self, runtime: DrivenTrial, step: int, value: float, checkpointed: bool) -> bool:
-        """Let the strategy and the early-stopping rule see one result; True after an exploit."""
-        if checkpointed:
-            self.strategy.checkpointed(runtime.trial_id, step)
-        self.strategy.report(runtime.trial_id, step, value)
-        exploit = self.strategy.decide(runtime.trial_id, step)
-        if exploit is not None:
-            return self._exploit(runtime, exploit)
-        if self.scheduler.on_result(runtime.trial_id, step, value) is Decision.STOP:
-            self.request_stop(runtime, self._stop_reason(step))
-        return False
-
-    def _exploit(self, runtime: DrivenTrial, exploit: Exploit) -> bool:
-        """Restart ``runtime``'s member from the donor's checkpoint with explored params."""
-        blob = self._checkpoint_of(exploit.donor)
-        if blob is None:
-            log.warning("hpnb: no checkpoint of trial %s to exploit; trial %s carries on",
-                        exploit.donor, runtime.trial_id)
-            return False
-        self.executor.stop(runtime.trial_id, runtime.attempt)
-        runtime.params, runtime.parent = dict(exploit.params), exploit.donor
-        runtime.checkpoint, runtime.checkpoint_step = blob, exploit.donor_step
-        # continue from the donor's step; steps this member already stored are not stored again
-        behind = runtime.last_stored_step is not None and (exploit.donor_step or 0) < runtime.last_stored_step
-        runtime.new_attempt(skip_through_step=runtime.last_stored_step if behind else None)
-        self.writer.trial(runtime.trial_id, params=runtime.params, parent=exploit.donor)
-        self.writer.event("exploit", {"member": runtime.trial_id, "step": exploit.step,
-                                      "donor": exploit.donor, "donor_step": exploit.donor_step,
-                                      "params": runtime.params})
-        self.executor.submit(self.objective, self._task(runtime))
-        self.writer.strategy_dirty = self.writer.save_state_now = True
-        return True
-
-    def _checkpoint_of(self, trial_id: int) -> bytes | None:
-        donor = self.running.get(trial_id)
-        if donor is not None and donor.checkpoint is not None:
-            return donor.checkpoint
-        return self.checkpoints.read(self.checkpoints.ref(trial_id))
-
-    def _stop_reason(self, step: int) -> str:
-        max_t = self.scheduler.max_t
-        if max_t is not None and step >= max_t:
-            return f"{BUDGET_REACHED} (max_t={max_t})"
-        return f"early stopping ({self.scheduler.name}) at step {step}"
-
-    def request_stop(self, runtime: DrivenTrial, reason: str) -> None:
+    def request_stop(self, runtime: DrivenTrial, reason: str, waits: bool = False) -> None:
+        """Stop an attempt: by its verdict when it waits at a decision point, else by its stop flag."""
         if runtime.stop_reason is None:
             runtime.stop_reason = reason
             runtime.stop_sent_at = time.monotonic()
-            self.executor.stop(runtime.trial_id, runtime.attempt)
+            if not waits:
+                self.executor.stop(runtime.trial_id, runtime.attempt)
 
     def _on_done(self, done: AttemptDone) -> None:
         runtime = self.running.get(done.trial_id)
@@ -407,8 +406,15 @@ class Driver(threading.Thread):
 
     def _settle(self, runtime: DrivenTrial, done: AttemptDone) -> None:
         """Turn an ended attempt into a final trial state, or a retry."""
+        if done.outcome is None:
+            self.writer.lost_output(runtime.trial_id, done.attempt, done.worker or runtime.worker,
+                                    done.reason or "lost")
         if runtime.timed_out is not None and (done.outcome is None or done.outcome.get("status") != "ok"):
             self._settle_timeout(runtime, runtime.timed_out, done.worker)
+            return
+        status = None if done.outcome is None else done.outcome.get("status")
+        if runtime.pausing is not None and status in (None, "stopped") and runtime.attempt_started:
+            self.pauses.park(runtime, runtime.pausing)  # a worker lost meanwhile loses nothing either
             return
         if done.outcome is None:
             if not runtime.attempt_started and not self.stopping and runtime.lost_queued < MAX_LOST_QUEUED:
@@ -416,11 +422,11 @@ class Driver(threading.Thread):
                 runtime.lost_queued += 1
                 self.commands.withdraw(runtime, requeue=True)
             elif runtime.stop_reason is not None:
-                self._end(runtime, TrialState.STOPPED, runtime.metrics, None, done.worker)
+                self.end_trial(runtime, TrialState.STOPPED, runtime.metrics, None, done.worker)
             elif runtime.retries < self.spec.retries and not self.stopping:
                 self._retry(runtime, done.reason or "lost")
             else:
-                self._end(runtime, TrialState.FAILED, runtime.metrics,
+                self.end_trial(runtime, TrialState.FAILED, runtime.metrics,
                           f"{done.reason} (after {runtime.retries} retries)", done.worker)
             return
         outcome = done.outcome
@@ -428,19 +434,19 @@ class Driver(threading.Thread):
         status = outcome.get("status")
         budget_used = (runtime.stop_reason or "").startswith(BUDGET_REACHED)
         if status == "stopped" and not budget_used:
-            self._end(runtime, TrialState.STOPPED, metrics, None, done.worker)
+            self.end_trial(runtime, TrialState.STOPPED, metrics, None, done.worker)
         elif status == "failed":
-            self._end(runtime, TrialState.FAILED, metrics, outcome.get("error"), done.worker)
+            self.end_trial(runtime, TrialState.FAILED, metrics, outcome.get("error"), done.worker)
         else:
-            problem = target_problem(metrics, self.spec.metric)
+            problem = target_problem(metrics, self.spec.metric, self.objective_names)
             state = TrialState.FAILED if problem else TrialState.COMPLETED
-            self._end(runtime, state, metrics, problem, done.worker)
+            self.end_trial(runtime, state, metrics, problem, done.worker)
 
     def _settle_timeout(self, runtime: DrivenTrial, reason: str, worker: str | None) -> None:
         if runtime.retries < self.spec.retries and not self.stopping:
             self._retry(runtime, reason)
         else:
-            self._end(runtime, TrialState.FAILED, runtime.metrics,
+            self.end_trial(runtime, TrialState.FAILED, runtime.metrics,
                       f"{reason} (after {runtime.retries} retries)", worker)
 
     def _retry(self, runtime: DrivenTrial, reason: str) -> None:
@@ -452,8 +458,9 @@ class Driver(threading.Thread):
                                     "from_step": runtime.last_stored_step if runtime.checkpoint else None})
         self.requeue.insert(0, runtime)
 
-    def _end(self, runtime: DrivenTrial, state: TrialState, metrics: dict[str, Any], error: str | None,
-             worker: str | None) -> None:
+    def end_trial(self, runtime: DrivenTrial, state: TrialState, metrics: dict[str, Any], error: str | None,
+                  worker: str | None) -> None:
+        """Record ``runtime``'s end in ``state`` and tell the strategy and the rule."""
         self.running.pop(runtime.trial_id, None)
         # a failed trial has no score: its reports stay in the history, not in the ranking
         value = None if state is TrialState.FAILED else finite(metrics.get(self.spec.metric))
@@ -466,11 +473,19 @@ class Driver(threading.Thread):
                           worker=worker or runtime.worker, error=error, metrics=metrics, value=value,
                           best=runtime.best_value, last_step=runtime.last_step, retries=runtime.retries,
                           stop_reason=runtime.stop_reason)
-        self.strategy.observe(runtime.trial_id, value, state)
+        self.strategy.observe(runtime.trial_id, self._learnt(value, metrics, state), state)
+        self.verdicts.settle_paused()  # nobody waits for a member that ended
         self.writer.pending_ids.discard(runtime.trial_id)
         self.scheduler.on_trial_end(runtime.trial_id, state)
         self.writer.strategy_dirty = True
         self._track_failures(state, error)
+
+    def _learnt(self, value: float | None, metrics: dict[str, Any],
+                state: TrialState) -> float | tuple[float, ...] | None:
+        """What the strategy learns of an ended trial: its value, or each objective's."""
+        if not self.spec.is_multi_objective:
+            return value
+        return None if state is TrialState.FAILED else objective_values(metrics, self.spec.objectives)
 
     def _track_failures(self, state: TrialState, error: str | None) -> None:
         if state is not TrialState.FAILED:

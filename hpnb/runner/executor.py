@@ -2,7 +2,7 @@
 
 An executor runs trial attempts and turns everything that happens to them
 into events handed to a sink (from any thread): :class:`ResultBatch` while a
-trial runs, :class:`AttemptDone` when an attempt ends.
+trial runs, :class:`AttemptDone` when an attempt ends, :class:`AttemptOutput` for what it printed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hpnb.core.trial_output import TrialOutput
 from hpnb.runner.worker.objective import TrialTask
 
 
@@ -27,11 +28,17 @@ class AttemptStarted:
 
 @dataclass(frozen=True)
 class ResultBatch:
-    """Results one attempt reported: rows of ``[seq, step, time, metrics, checkpoint]``."""
+    """Results one attempt reported: rows of ``[seq, step, time, metrics, checkpoint]``, with a
+    sixth item ``True`` on a row whose trial waits for a verdict (see :meth:`Executor.verdict`).
+
+    Attributes:
+        unanswered: decision steps at which the trial waited in vain and went on by itself.
+    """
 
     trial_id: int
     attempt: int
     rows: list[list[Any]]
+    unanswered: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,7 +58,20 @@ class AttemptDone:
     reason: str | None = None
 
 
-Event = AttemptStarted | ResultBatch | AttemptDone
+@dataclass(frozen=True)
+class AttemptOutput:
+    """What an attempt printed (the tails of its stdout and stderr), where it ran, its peak memory.
+
+    Sent when the attempt returned (with its outcome, or just after it), or when a trial that did
+    not return was given up on (what it printed until then, where that could be read).
+    """
+
+    trial_id: int
+    attempt: int
+    output: TrialOutput
+
+
+Event = AttemptStarted | ResultBatch | AttemptDone | AttemptOutput
 Sink = Callable[[Event], None]
 
 
@@ -72,6 +92,11 @@ class Executor(ABC):
     @abstractmethod
     def stop(self, trial_id: int, attempt: int) -> None:
         """Ask an attempt to stop (it learns it at its next report)."""
+
+    @abstractmethod
+    def verdict(self, trial_id: int, attempt: int, step: int, verdict: str) -> None:
+        """Answer an attempt waiting at decision step ``step``: ``continue``, ``stop``, ``pause``
+        or ``exploit`` (any but ``continue`` ends the attempt there)."""
 
     def cancel(self, trial_id: int, attempt: int) -> None:
         """Take back an attempt that has not started (or no longer matters)."""

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.objectives import Objective, objective_values
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
+from hpnb.core.summary import record_objectives
 from hpnb.core.trial import TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.driven_trial import DrivenTrial
@@ -35,6 +37,8 @@ class Recovered:
     started: int = 0
     last_suggested: int = -1
     requeue: list[DrivenTrial] = field(default_factory=list)
+    #: trials that were paused: the driver resumes them as a paused trial is (least advanced first)
+    paused: list[DrivenTrial] = field(default_factory=list)
 
 
 def recover(store: Store, record: ExperimentRecord, strategy: Strategy, scheduler: Scheduler) -> Recovered:
@@ -46,21 +50,27 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy, schedule
         scheduler.load_state_dict(record.scheduler_state)
     last = int(saved.get("last_suggested", -1))
     trials = sorted(store.trials(record.id), key=lambda t: t.trial_id)
-    history = trial_history(store, record.id, trials, strategy.needs_intermediate_values)
-    catch_up(strategy, history, last, set(saved.get("pending", [])))
+    objectives = record_objectives(record)
+    history = trial_history(store, record.id, trials, strategy.needs_intermediate_values,
+                            objectives if len(objectives) > 1 else ())
+    enqueued = record.spec.get("enqueue") or ()
+    catch_up(strategy, history, last, set(saved.get("pending", [])), enqueued=enqueued)
     recovered = Recovered(next_id=(trials[-1].trial_id + 1) if trials else 0, started=len(trials),
                           last_suggested=max([last] + [t.trial_id for t in trials]))
     last_seq = store.last_seq(record.id)
     files = CheckpointFiles(store.path.parent / "checkpoints", record.id)
     for trial in trials:
         if trial.state not in _FINISHED:
-            recovered.requeue.append(_runtime(trial, last_seq.get(trial.trial_id, 0), files))
+            runtime = _runtime(trial, last_seq.get(trial.trial_id, 0), files)
+            paused = trial.state == TrialState.PAUSED.value and runtime.checkpoint is not None
+            (recovered.paused if paused else recovered.requeue).append(runtime)
     return recovered
 
 
 def trial_history(store: Store, experiment_id: int, trials: Sequence[TrialRecord],
-                  with_intermediate: bool) -> list[TrialHistory]:
-    """``trials`` as strategies learn them; intermediate values only when asked (one query).
+                  with_intermediate: bool, objectives: Sequence[Objective] = ()) -> list[TrialHistory]:
+    """``trials`` as strategies learn them; intermediate values only when asked (one query). With
+    several ``objectives``, each trial's value is the tuple of their values.
 
     Example:
         >>> history = trial_history(store, exp.id, store.trials(exp.id), True)  # doctest: +SKIP
@@ -68,9 +78,16 @@ def trial_history(store: Store, experiment_id: int, trials: Sequence[TrialRecord
         {0: 0.91, 1: 0.42}
     """
     steps = intermediate_values(store, experiment_id) if with_intermediate else {}
-    return [TrialHistory(t.trial_id, dict(t.params), TrialState(t.state),
-                         None if t.state == TrialState.FAILED.value else t.value, steps.get(t.trial_id, {}))
+    return [TrialHistory(t.trial_id, dict(t.params), TrialState(t.state), _learnt(t, objectives),
+                         steps.get(t.trial_id, {}))
             for t in trials]
+
+
+def _learnt(trial: TrialRecord, objectives: Sequence[Objective]) -> float | tuple[float, ...] | None:
+    """What a strategy learns of a stored trial: its value, or each objective's (none when failed)."""
+    if trial.state == TrialState.FAILED.value:
+        return None
+    return objective_values(trial.metrics, objectives) if objectives else trial.value
 
 
 def intermediate_values(store: Store, experiment_id: int) -> dict[int, dict[int, float]]:
@@ -95,6 +112,7 @@ def _runtime(trial: TrialRecord, last_stored_seq: int, files: CheckpointFiles) -
                            last_value=trial.value, best_value=trial.best, metrics=dict(trial.metrics))
     if trial.checkpoint:
         runtime.checkpoint = files.read(trial.checkpoint)
+        runtime.checkpoint_step = trial.checkpoint_step
     runtime.attempt = trial.retries
     runtime.new_attempt(skip_through_step=trial.last_step)
     return runtime

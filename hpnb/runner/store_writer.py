@@ -1,6 +1,6 @@
 """The driver's buffered writes to the store.
 
-Results, trial changes, events and the strategy's state are gathered and
+Results, trial changes, trial output, events and the strategy's state are gathered and
 written every :data:`FLUSH_INTERVAL` seconds (or sooner when many results
 wait), so that the store costs the driver a few transactions a second
 however fast trials report.
@@ -15,6 +15,7 @@ from typing import Any
 from hpnb.core.early_stopping.base import Scheduler
 from hpnb.core.store import ResultRow, Store
 from hpnb.core.strategies.base import Strategy
+from hpnb.core.trial_output import TrialOutput
 from hpnb.runner.driven_trial import DrivenTrial
 
 FLUSH_INTERVAL = 0.1
@@ -36,6 +37,9 @@ class StoreWriter:
         self.rows: list[ResultRow] = []
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.checkpoints: list[tuple[int, int | None, str]] = []
+        self.outputs: list[tuple[int, TrialOutput]] = []
+        #: (trial, attempt) whose output arrived: a note that it was lost must not replace it.
+        self.outputs_seen: set[tuple[int, int]] = set()
         self.experiment_changes: dict[str, Any] = {}
         self.strategy_dirty = False
         #: save the strategy's state at the next flush, whatever the interval (lineage changed).
@@ -59,6 +63,17 @@ class StoreWriter:
     def checkpoint(self, trial_id: int, step: int | None, ref: str) -> None:
         self.checkpoints.append((trial_id, step, ref))
 
+    def output(self, trial_id: int, output: TrialOutput) -> None:
+        """Keep what an attempt printed (a later attempt's output is not replaced by it)."""
+        self.outputs_seen.add((trial_id, output.attempt))
+        self.outputs.append((trial_id, output))
+
+    def lost_output(self, trial_id: int, attempt: int, worker: str | None, reason: str) -> None:
+        """Say why an attempt that never returned has no output, unless its output arrived."""
+        if (trial_id, attempt) not in self.outputs_seen:
+            note = f"no output was kept: the attempt did not return ({reason})"
+            self.outputs.append((trial_id, TrialOutput(attempt=attempt, worker=worker, note=note)))
+
     def event(self, kind: str, data: dict[str, Any]) -> None:
         self.events.append((kind, data))
 
@@ -73,7 +88,7 @@ class StoreWriter:
         """Write everything buffered in one transaction, then tell the listeners."""
         self.next_flush = time.monotonic() + FLUSH_INTERVAL
         changed = bool(self.new_trials or self.trial_changes or self.rows or self.events
-                       or self.experiment_changes or self.checkpoints)
+                       or self.experiment_changes or self.checkpoints or self.outputs)
         with self.store.batch():
             self._write_all(force_state)
         if changed:
@@ -90,6 +105,9 @@ class StoreWriter:
         for trial_id, fields in self.trial_changes.items():
             store.update_trial(exp, trial_id, **fields)
         self.trial_changes = {}
+        for trial_id, output in self.outputs:
+            store.set_trial_output(exp, trial_id, output)
+        self.outputs = []
         for trial_id, step, ref in self.checkpoints:
             store.set_checkpoint(exp, trial_id, step, ref)
         self.checkpoints = []

@@ -120,3 +120,14 @@ class SchedulerSuite:
             assert step <= 10, (tid, step)
             if step == 10:
                 assert decision is Decision.STOP
+
+    def test_stops_only_at_its_decision_points(self) -> None:
+        """The runner makes a trial wait for a verdict only at the rule's decision points, so a
+        stop decided anywhere else would land late: every stop must be at one of them."""
+        for stream, rule in ((make_workload(6), self.make("min")),
+                             (make_workload(7)[::2], self.make("min", max_t=12))):  # skipped steps too
+            points, previous = rule.decision_points(), dict[int, int]()
+            for tid, step, decision in drive(rule, stream):
+                if decision is Decision.STOP:
+                    assert points.crossed(previous.get(tid), step), (tid, step)
+                previous[tid] = step

@@ -5,6 +5,9 @@ Each submitted attempt plays a list of steps at once, on the caller's thread:
 :class:`Done` (its outcome), :class:`Lost` (no outcome: its worker died or it was
 never run), :class:`Call` (do something at that point, such as a user command) and
 :class:`Hold` (it waits there until it is asked to stop, cancelled or abandoned).
+A report at one of the task's decision points waits, as a real trial does, until
+the driver gives its verdict: ``continue`` plays on, anything else ends the
+attempt ``stopped`` right there.
 Steps after :class:`Done` arrive after the outcome: late report batches. The
 executor records every call (``submits``, ``stops``, ``cancels``, ``abandons``)
 for tests to check. It imports no Dask; the driver's thread is its only caller.
@@ -102,6 +105,9 @@ class _Attempt:
     metrics: dict[str, Any] = field(default_factory=dict)
     held: Hold | None = None
     ended: bool = False
+    last_step: int | None = None
+    #: the decision step it waits at for a verdict, if any
+    awaiting: int | None = None
 
 
 class ScriptedExecutor(Executor):
@@ -121,6 +127,8 @@ class ScriptedExecutor(Executor):
         self.stops: list[tuple[int, int]] = []
         self.cancels: list[tuple[int, int]] = []
         self.abandons: list[tuple[int, int]] = []
+        #: every verdict given, as (trial id, attempt, step, verdict)
+        self.verdicts: list[tuple[int, int, int, str]] = []
         self.closed = False
         self._attempts: dict[tuple[int, int], _Attempt] = {}
 
@@ -132,7 +140,8 @@ class ScriptedExecutor(Executor):
         return [task for task in self.submits if task.trial_id == trial_id]
 
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
-        attempt = self._attempts[(task.trial_id, task.attempt)] = _Attempt(task, deque(self._steps(task)))
+        attempt = self._attempts[(task.trial_id, task.attempt)] = _Attempt(
+            task, deque(self._steps(task)), last_step=task.start_step)
         self.submits.append(task)
         self._play(attempt)
 
@@ -151,6 +160,19 @@ class ScriptedExecutor(Executor):
             scripted.held, scripted.steps = None, deque()  # it returns at once, playing no more
             self._end(scripted, {"status": "stopped", "metrics": dict(scripted.metrics),
                                  "last_seq": scripted.seq, "error": None})
+
+    def verdict(self, trial_id: int, attempt: int, step: int, verdict: str) -> None:
+        self.verdicts.append((trial_id, attempt, step, verdict))
+        scripted = self._attempts.get((trial_id, attempt))
+        if scripted is None or scripted.ended or scripted.awaiting != step:
+            return
+        scripted.awaiting = None
+        if verdict == "continue":
+            self._play(scripted)
+            return
+        scripted.steps = deque()
+        self._end(scripted, {"status": "stopped", "metrics": dict(scripted.metrics),
+                             "last_seq": scripted.seq, "error": None})
 
     def cancel(self, trial_id: int, attempt: int) -> None:
         self.cancels.append((trial_id, attempt))
@@ -187,6 +209,8 @@ class ScriptedExecutor(Executor):
                 attempt.held = step
                 return
             self._perform(attempt, step)
+            if attempt.awaiting is not None:
+                return
 
     def _perform(self, attempt: _Attempt, step: Step) -> None:
         key = (attempt.task.trial_id, attempt.task.attempt)
@@ -196,7 +220,12 @@ class ScriptedExecutor(Executor):
         elif isinstance(step, Report):
             attempt.seq += 1
             attempt.metrics.update(step.metrics)
-            row = [attempt.seq, step.step, time.time(), dict(step.metrics), step.checkpoint]
+            row: list[Any] = [attempt.seq, step.step, time.time(), dict(step.metrics), step.checkpoint]
+            if step.step is not None:
+                if attempt.task.decision_points.crossed(attempt.last_step, step.step):
+                    row.append(True)
+                    attempt.awaiting = step.step
+                attempt.last_step = step.step
             self.sink(ResultBatch(*key, [row]))
         elif isinstance(step, Done):
             self._end(attempt, self._outcome(attempt, step))

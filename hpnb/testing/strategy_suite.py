@@ -33,6 +33,7 @@ from hpnb.core.store import ExperimentRecord, ResultRow, Store
 from hpnb.core.strategies import STRATEGIES, strategy_class
 from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
 from hpnb.core.trial import Suggestion, TrialState
+from hpnb.testing.conditional_space import conditional_space
 
 Objective = Callable[[dict[str, Any]], float]
 #: what the store would hold of a search, by trial id.
@@ -218,6 +219,26 @@ class StrategySuite:
             for s in made:
                 assert space.contains(s.params), s.params
 
+    def test_conditional_space_suggests_active_parameters_only(self) -> None:
+        """Every suggestion holds exactly its active parameters, each in range; every branch comes."""
+        space = conditional_space()
+        strategy = self.make(space, seed=1)
+        made = [s.params for s in drive(strategy, 60, np.random.default_rng(0)) if s is not None]
+        assert made, "no suggestion at all"
+        for params in made:
+            assert space.contains(params), params
+            assert ("momentum" in params) == (params["optimizer"] == "sgd"), params
+            assert ("beta" in params) == (params["optimizer"] != "sgd"), params
+            assert ("dampening" in params) == (params.get("nesterov") is False), params
+        limit = strategy.max_trials()
+        if limit is None or limit >= 20:  # not a fixed point or a sweep
+            assert {p["optimizer"] for p in made} == {"sgd", "adam", "rmsprop"}
+            assert any("dampening" in p for p in made)
+
+    def test_resume_on_a_conditional_space(self) -> None:
+        # on this small space chance repeats happen, unless the strategy enumerates
+        self._resume_and_continue(seed=14, saved_at=16, space=conditional_space(), distinct=self.finite_only)
+
     def test_survives_only_failures(self) -> None:
         space = self.space()
         strategy = self.make(space, seed=2)
@@ -263,10 +284,11 @@ class StrategySuite:
         """The state was saved 8 trials before the store's last trial (about a second of a fast search)."""
         self._resume_and_continue(seed=12, saved_at=8)
 
-    def _resume_and_continue(self, seed: int, saved_at: int) -> None:
+    def _resume_and_continue(self, seed: int, saved_at: int, space: SearchSpace | None = None,
+                             distinct: bool = True) -> None:
         """Drive 16 trials, resume from the state saved after ``saved_at`` of them and the store's
         history, drive 16 more: the same as without the resume when the strategy can be exact."""
-        space = self.space()
+        space = self.space() if space is None else space
         original = self.make(space, seed=seed)
         pending: list[tuple[int, dict[str, Any]]] = []
         history: History = {}
@@ -283,16 +305,17 @@ class StrategySuite:
         exact = not resumed.rebuilds_from_history and (saved_at == 16 or not resumed.learns_from_results)
         if exact:
             assert _params(again) == _params(ahead)
-        self._check_continues(space, again, history)
+        self._check_continues(space, again, history, distinct=distinct)
 
     @staticmethod
-    def _check_continues(space: SearchSpace, again: list[Suggestion | None], history: History) -> None:
+    def _check_continues(space: SearchSpace, again: list[Suggestion | None], history: History,
+                         distinct: bool = True) -> None:
         """Valid suggestions after a resume, none of them a finished trial's (on a space where
         chance repeats are impossible or the strategy enumerates distinct configurations)."""
         made = [s.params for s in again if s is not None]
         assert all(space.contains(params) for params in made)
         finished = [t.params for t in history.values() if t.state.is_finished]
-        assert not [params for params in made if params in finished]
+        assert not distinct or not [params for params in made if params in finished]
 
     def test_state_stays_small(self) -> None:
         """The saved state does not grow with the number of trials (the store holds them)."""

@@ -7,6 +7,19 @@
  */
 
 import type { Mode } from './leaderboard';
+import type {
+  SortOrder,
+  ILeaderboardPage,
+  IHistory,
+  ICurves,
+  IParcoordsData,
+  IImportance,
+  IObjective,
+  IPareto,
+  ITrialLog,
+  ISlices,
+  ICompared
+} from './viewTypes';
 
 /** Best trial of an experiment. */
 export interface IBest {
@@ -38,7 +51,12 @@ export interface IExperimentSummary {
   interrupted?: number;
   /** `host:pid` of the driving process, when one ever claimed it. */
   driver?: string | null;
+  /** Null with several objectives: they have a front. */
   best: IBest | null;
+  /** What the search optimises (absent from older servers). */
+  objectives?: IObjective[];
+  /** Trials on the Pareto front (several objectives). */
+  front_size?: number;
   created: number;
   updated: number;
   message: string | null;
@@ -70,6 +88,9 @@ export interface IResult {
   metrics: Record<string, number>;
 }
 
+export type { IObjective, IObjectiveValues, IImportanceBar, IPareto, IParetoPoint, IParameterKind, ILeaderboardRow, SortOrder, ILeaderboardPage, IHistoryPoint, IHistory, ICurve, ICurves, IParcoordsData, IImportance, ITrialLog, ISliceAxis, ISlice, IContour, ISlices, ICompared } from './viewTypes';
+export { MAX_COMPARED } from './viewTypes';
+
 /** Performs a request for a path relative to the server's base URL. */
 export type Requester = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -89,14 +110,18 @@ export class ApiError extends Error {
   }
 }
 
-function experimentPath(name: string): string {
+function checkedName(name: string): string {
   if (!EXPERIMENT_NAME.test(name)) {
     throw new ApiError(400, `not an experiment name: ${JSON.stringify(name)}`);
   }
-  return `hpnb/api/experiments/${encodeURIComponent(name)}`;
+  return encodeURIComponent(name);
 }
 
-function withQuery(path: string, query: Record<string, number | undefined>): string {
+function experimentPath(name: string): string {
+  return `hpnb/api/experiments/${checkedName(name)}`;
+}
+
+function withQuery(path: string, query: Record<string, number | string | undefined>): string {
   const parts = Object.keys(query)
     .filter(key => query[key] !== undefined)
     .map(key => `${encodeURIComponent(key)}=${encodeURIComponent(String(query[key]))}`);
@@ -131,6 +156,41 @@ export function resultsUrl(
 /** Path of the stop request of an experiment. */
 export function stopUrl(name: string): string {
   return `${experimentPath(name)}/stop`;
+}
+
+/** Path of a sorted page of the leaderboard. */
+export function leaderboardUrl(
+  name: string,
+  options: { offset?: number; limit?: number; sort?: string; order?: SortOrder } = {}
+): string {
+  return withQuery(`${experimentPath(name)}/leaderboard`, {
+    offset: options.offset ?? 0,
+    limit: options.limit ?? 100,
+    sort: options.sort,
+    order: options.order
+  });
+}
+
+/** Path of one of an experiment's plot routes; `trial` marks the selected trial. */
+export function viewUrl(
+  name: string,
+  route: 'history' | 'curves' | 'parcoords' | 'importance' | 'slices' | 'pareto',
+  query: Record<string, number | string | undefined> = {}
+): string {
+  return withQuery(`${experimentPath(name)}/${route}`, query);
+}
+
+/** Path of a trial's log. */
+export function trialLogUrl(name: string, trial: number): string {
+  if (!Number.isInteger(trial) || trial < 0) {
+    throw new ApiError(400, `not a trial id: ${JSON.stringify(trial)}`);
+  }
+  return `${experimentPath(name)}/trials/${trial}/logs`;
+}
+
+/** Path of the comparison of several experiments. */
+export function compareUrl(names: readonly string[]): string {
+  return `hpnb/api/compare?${names.map(name => `name=${checkedName(name)}`).join('&')}`;
 }
 
 /** Typed calls to the hpnb routes. */
@@ -177,6 +237,54 @@ export class HpnbClient {
         return { results, next };
       }
     }
+  }
+
+  /** One sorted page of the leaderboard. */
+  async leaderboard(
+    name: string,
+    options: { offset?: number; limit?: number; sort?: string; order?: SortOrder } = {}
+  ): Promise<ILeaderboardPage> {
+    return this.json<ILeaderboardPage>(leaderboardUrl(name, options));
+  }
+
+  /** The optimization history, by trial number or by end time. */
+  async history(name: string, order: 'trial' | 'end' = 'trial', trial?: number): Promise<IHistory> {
+    return this.json<IHistory>(viewUrl(name, 'history', { order, trial }));
+  }
+
+  /** Curves of the best, running and selected trials, thinned. */
+  async curves(name: string, trial?: number): Promise<ICurves> {
+    return this.json<ICurves>(viewUrl(name, 'curves', { trial }));
+  }
+
+  /** The trials parallel coordinates draw. */
+  async parcoords(name: string, trial?: number): Promise<IParcoordsData> {
+    return this.json<IParcoordsData>(viewUrl(name, 'parcoords', { trial }));
+  }
+
+  /** Parameter importance (fanova or ped-anova). */
+  async importance(name: string, evaluator = 'fanova'): Promise<IImportance> {
+    return this.json<IImportance>(viewUrl(name, 'importance', { evaluator }));
+  }
+
+  /** Slices of every parameter and a contour (of `x` and `y`, else the two most important). */
+  async slices(name: string, x?: string, y?: string): Promise<ISlices> {
+    return this.json<ISlices>(viewUrl(name, 'slices', { x, y }));
+  }
+
+  /** Two objectives (`x`, `y`; default the first two) against each other, and their front. */
+  async pareto(name: string, x?: string, y?: string, trial?: number): Promise<IPareto> {
+    return this.json<IPareto>(viewUrl(name, 'pareto', { x, y, trial }));
+  }
+
+  /** Best so far of several searches. */
+  async compare(names: readonly string[]): Promise<ICompared[]> {
+    return (await this.json<{ searches: ICompared[] }>(compareUrl(names))).searches;
+  }
+
+  /** What a trial printed. */
+  async trialLog(name: string, trial: number): Promise<ITrialLog> {
+    return this.json<ITrialLog>(trialLogUrl(name, trial));
   }
 
   /** Asks a running experiment to stop; resolves once the flag is stored. */

@@ -11,6 +11,7 @@ export type RunState =
   | 'FAILED'
   | 'INTERRUPTED'
   | 'PENDING'
+  | 'PAUSED'
   | 'PRUNED';
 
 /** A score with four significant digits; an em dash when there is none. */
@@ -164,4 +165,90 @@ export function resumeCommands(name: string): IResumeCommands {
     notebook: `%hpsearch resume ${name}`,
     terminal: `hpnb resume ${name} --objective MODULE:FUNCTION`
   };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+function twoDigits(value: number): string {
+  return String(value).padStart(2, '0');
+}
+
+/**
+ * An epoch time (seconds) as a clock time in the browser's time zone: `04:49`
+ * today, `Nov 30 14:02` earlier this year, `Nov 30 2025 14:02` before; an em
+ * dash when missing. `now` is in seconds too.
+ */
+export function formatClock(epochSeconds: number | null | undefined, now: number): string {
+  if (epochSeconds === null || epochSeconds === undefined || !Number.isFinite(epochSeconds)) {
+    return '—';
+  }
+  const moment = new Date(epochSeconds * 1000);
+  const today = new Date(now * 1000);
+  const hours = `${twoDigits(moment.getHours())}:${twoDigits(moment.getMinutes())}`;
+  if (moment.toDateString() === today.toDateString()) {
+    return hours;
+  }
+  const day = `${MONTHS[moment.getMonth()]} ${moment.getDate()}`;
+  return moment.getFullYear() === today.getFullYear() ? `${day} ${hours}` : `${day} ${moment.getFullYear()} ${hours}`;
+}
+
+/** A length of time in its two largest units: `0.4 s`, `12 s`, `1 min 20 s`, `2 h 5 min`. */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) {
+    return '—';
+  }
+  if (seconds < 10) {
+    return `${seconds.toFixed(1)} s`;
+  }
+  let rest = Math.round(seconds);
+  const parts: string[] = [];
+  for (const [size, unit] of [
+    [86400, 'd'],
+    [3600, 'h'],
+    [60, 'min'],
+    [1, 's']
+  ] as [number, string][]) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count || parts.length) {
+      parts.push(`${count} ${unit}`);
+    }
+    if (parts.length === 2) {
+      break;
+    }
+  }
+  while (parts.length > 1 && parts[parts.length - 1].startsWith('0 ')) {
+    parts.pop();
+  }
+  return parts.join(' ');
+}
+
+/** `1.5 GiB`, `300 MiB`: a size in bytes as people read it; an em dash when unknown. */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) {
+    return '—';
+  }
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** The facts line of a trial's log: state, worker, peak memory. */
+export function logSummary(log: {
+  trial_id: number;
+  state: string;
+  worker: string | null;
+  peak_memory_bytes: number | null;
+}): string {
+  const parts = [`trial ${log.trial_id}`, log.state.toLowerCase()];
+  if (log.worker) {
+    parts.push(`on ${log.worker}`);
+  }
+  parts.push(`peak memory ${formatBytes(log.peak_memory_bytes)}`);
+  return parts.join(' · ');
 }

@@ -20,12 +20,15 @@ import { LabIcon } from '@jupyterlab/ui-components';
 
 import iconSvg from '../style/icon.svg';
 import { EXPERIMENT_NAME, HpnbClient, type Requester } from './api';
+import { createCompareView, type ComparePanel } from './compareView';
 import { createExperimentView, type ExperimentPanel } from './experimentView';
 import { hpsearchHighlighting } from './highlight';
+import { preloadPlotly } from './plotting';
 import { ExperimentsSidebar } from './sidebar';
 
 const OPEN_COMMAND = 'hpnb:open-experiment';
 const SHOW_COMMAND = 'hpnb:show-experiments';
+const COMPARE_COMMAND = 'hpnb:compare-experiments';
 
 /** Icon of the sidebar tab. */
 export const hpnbIcon = new LabIcon({ name: 'hpnb:searches', svgstr: iconSvg });
@@ -64,9 +67,29 @@ const sidebarPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
 
-    const sidebar = new ExperimentsSidebar(client, name => {
-      void app.commands.execute(OPEN_COMMAND, { name });
+    app.commands.addCommand(COMPARE_COMMAND, {
+      label: 'Compare hyperparameter searches',
+      execute: args => {
+        const names = (Array.isArray(args.names) ? args.names : []).map(String);
+        const view = createCompareView(client, names);
+        const open = [...app.shell.widgets('main')].find(widget => widget.id === view.id);
+        if (open) {
+          view.dispose(); // this comparison is open already: show it again, freshly drawn
+          app.shell.activateById(open.id);
+          void (open as MainAreaWidget<ComparePanel>).content.refresh();
+          return;
+        }
+        app.shell.add(view, 'main');
+        app.shell.activateById(view.id);
+      }
     });
+
+    const sidebar = new ExperimentsSidebar(
+      client,
+      name => void app.commands.execute(OPEN_COMMAND, { name }),
+      names => void app.commands.execute(COMPARE_COMMAND, { names }),
+      preloadPlotly
+    );
     sidebar.id = 'hpnb-experiments';
     sidebar.title.icon = hpnbIcon;
     sidebar.title.caption = 'Hyperparameter searches';

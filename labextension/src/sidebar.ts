@@ -1,7 +1,8 @@
 /**
  * The "Hyperparameter searches" panel of the left area: every experiment in
  * the store, refreshed while the panel is visible, with a filter box, a Stop
- * button on searches a driver works on and Resume… on interrupted ones.
+ * button on searches a driver works on and Resume… on interrupted ones. A row
+ * shows the best value, or the Pareto front's size with several objectives.
  */
 
 import { Widget } from '@lumino/widgets';
@@ -11,11 +12,12 @@ import {
   experimentAction,
   formatAge,
   formatProgress,
-  formatScore,
   progressFraction,
   stateClass
 } from './format';
+import { goalText, outcomeText } from './objectives';
 import { element, resumeButton, showResumeDialog } from './resume';
+import { canCompare, toggle } from './selection';
 
 /** Time between two refreshes of the list, in milliseconds. */
 export const SIDEBAR_REFRESH_MS = 2500;
@@ -59,8 +61,13 @@ function actionButton(experiment: IExperimentSummary, stopping: boolean): HTMLBu
 }
 
 /** One row of the list. */
-function experimentItem(experiment: IExperimentSummary, now: number, stopping: boolean): HTMLLIElement {
-  const item = element('li', 'hpnb-experiment');
+function experimentItem(
+  experiment: IExperimentSummary,
+  now: number,
+  stopping: boolean,
+  checked: boolean
+): HTMLLIElement {
+  const item = element('li', checked ? 'hpnb-experiment hpnb-experiment-checked' : 'hpnb-experiment');
   item.dataset.name = experiment.name;
   item.title = `Open ${experiment.name}`;
 
@@ -71,18 +78,25 @@ function experimentItem(experiment: IExperimentSummary, now: number, stopping: b
     side.append(action);
   }
   side.append(element('span', `hpnb-badge ${stateClass(experiment.state)}`, experiment.state.toLowerCase()));
-  head.append(element('span', 'hpnb-experiment-name', experiment.name), side);
+  const check = element('input', 'hpnb-compare-check');
+  check.type = 'checkbox';
+  check.checked = checked;
+  check.title = `Select ${experiment.name} to compare it with others`;
+  const title = element('span', 'hpnb-experiment-title');
+  title.append(check, element('span', 'hpnb-experiment-name', experiment.name));
+  head.append(title, side);
 
   const bar = element('div', 'hpnb-progress');
   const fill = element('div', 'hpnb-progress-fill');
   fill.style.width = `${Math.round(100 * progressFraction(experiment.done, experiment.budget))}%`;
   bar.append(fill);
 
-  const best = experiment.best ? formatScore(experiment.best.value) : '—';
   const details = element('div', 'hpnb-experiment-details');
+  const outcome = element('span', 'hpnb-experiment-best', outcomeText(experiment, ''));
+  outcome.title = goalText(experiment);
   details.append(
     element('span', 'hpnb-experiment-progress', formatProgress(experiment)),
-    element('span', 'hpnb-experiment-best', `${experiment.mode} ${experiment.metric}: ${best}`),
+    outcome,
     element('span', 'hpnb-experiment-age', `${experiment.strategy} · ${formatAge(experiment.updated, now)}`)
   );
   item.append(head, bar, details);
@@ -101,10 +115,16 @@ export class ExperimentsSidebar extends Widget {
   /** Names whose stop request is on its way (their button stays disabled). */
   private readonly stopping = new Set<string>();
   private timer: number | undefined;
+  /** Searches ticked for a comparison, in the order they were ticked. */
+  private readonly checked: string[] = [];
+  private readonly compareButton: HTMLButtonElement;
 
   constructor(
     private readonly client: HpnbClient,
-    private readonly open: (name: string) => void
+    private readonly open: (name: string) => void,
+    private readonly compare: (names: string[]) => void = () => undefined,
+    /** Called whenever the panel is shown (a view may open next: its plots can get ready). */
+    private readonly shown: () => void = () => undefined
   ) {
     super();
     this.addClass('hpnb-sidebar');
@@ -116,7 +136,12 @@ export class ExperimentsSidebar extends Widget {
     this.status = element('div', 'hpnb-sidebar-status');
     this.list = element('ul', 'hpnb-experiment-list');
     this.list.addEventListener('click', event => this.onClick(event));
-    this.node.append(this.filterInput, this.status, this.list);
+    this.compareButton = element('button', 'hpnb-compare jp-mod-styled jp-mod-accept', 'Compare');
+    this.compareButton.type = 'button';
+    this.compareButton.addEventListener('click', () => this.compare([...this.checked]));
+    const bar = element('div', 'hpnb-compare-bar');
+    bar.append(element('span', 'hpnb-compare-hint', 'Tick searches (or Ctrl-click them) to compare them.'), this.compareButton);
+    this.node.append(this.filterInput, bar, this.status, this.list);
   }
 
   /** Fetches the list now and redraws it. */
@@ -131,12 +156,14 @@ export class ExperimentsSidebar extends Widget {
   }
 
   protected onAfterShow(): void {
+    this.shown();
     void this.refresh();
     this.startPolling();
   }
 
   protected onAfterAttach(): void {
     if (this.isVisible) {
+      this.shown();
       void this.refresh();
       this.startPolling();
     }
@@ -175,8 +202,14 @@ export class ExperimentsSidebar extends Widget {
       }
     }
     this.list.replaceChildren(
-      ...shown.map(experiment => experimentItem(experiment, now, this.stopping.has(experiment.name)))
+      ...shown.map(experiment =>
+        experimentItem(experiment, now, this.stopping.has(experiment.name), this.checked.includes(experiment.name))
+      )
     );
+    const known = new Set(this.experiments.map(experiment => experiment.name));
+    this.checked.splice(0, this.checked.length, ...this.checked.filter(name => known.has(name)));
+    this.compareButton.disabled = !canCompare(this.checked.length);
+    this.compareButton.textContent = this.checked.length ? `Compare ${this.checked.length}` : 'Compare';
     let message = this.error || this.actionError;
     if (!message && shown.length === 0) {
       message = this.experiments.length
@@ -191,6 +224,12 @@ export class ExperimentsSidebar extends Widget {
     const item = target.closest<HTMLElement>('.hpnb-experiment');
     const name = item?.dataset.name;
     if (!name) {
+      return;
+    }
+    if (target.classList.contains('hpnb-compare-check') || event.ctrlKey || event.metaKey) {
+      event.stopPropagation();
+      toggle(this.checked, name);
+      this.render();
       return;
     }
     const button = target.closest<HTMLButtonElement>('button[data-action]');

@@ -1,4 +1,4 @@
-import { ApiError, HpnbClient, MAX_PAGE, resultsUrl, stopUrl, trialsUrl, type IResult } from '../src/api';
+import { ApiError, HpnbClient, MAX_PAGE, compareUrl, leaderboardUrl, resultsUrl, stopUrl, trialLogUrl, trialsUrl, viewUrl, type IResult } from '../src/api';
 import { experimentAction, formatProgress } from '../src/format';
 
 describe('URLs', () => {
@@ -102,5 +102,22 @@ describe('experiment JSON', () => {
     expect(formatProgress(interrupted)).toBe('3 / 8 · 2 interrupted');
     const running = await new HpnbClient(answer({ state: 'RUNNING', active: true, resumable: false })).experiment('s');
     expect(experimentAction(running)).toBe('stop');
+  });
+});
+
+describe('view URLs', () => {
+  it('builds the sorted leaderboard page and the plot routes', () => {
+    expect(leaderboardUrl('a', { offset: 100, limit: 100, sort: 'param:lr', order: 'desc' })).toBe(
+      'hpnb/api/experiments/a/leaderboard?offset=100&limit=100&sort=param%3Alr&order=desc'
+    );
+    expect(viewUrl('a', 'curves', { trial: 3 })).toBe('hpnb/api/experiments/a/curves?trial=3');
+    expect(viewUrl('a', 'history', { order: 'end', trial: undefined })).toBe('hpnb/api/experiments/a/history?order=end');
+    expect(trialLogUrl('a', 7)).toBe('hpnb/api/experiments/a/trials/7/logs');
+    expect(compareUrl(['a', 'b.c'])).toBe('hpnb/api/compare?name=a&name=b.c');
+  });
+  it('refuses names and trial ids the server would refuse', () => {
+    expect(() => compareUrl(['a', '../x'])).toThrow(ApiError);
+    expect(() => trialLogUrl('a', -1)).toThrow(/not a trial id/);
+    expect(() => trialLogUrl('a', 1.5)).toThrow(ApiError);
   });
 });

@@ -5,12 +5,16 @@ import { join } from 'path';
 import {
   experimentAction,
   formatAge,
+  formatBytes,
+  formatClock,
+  formatDuration,
   formatParam,
   formatParams,
   formatProgress,
   formatScore,
   isActive,
   isResumable,
+  logSummary,
   progressFraction,
   resumeCommands,
   stateClass
@@ -139,5 +143,35 @@ describe('resumeCommands', () => {
       notebook: '%hpsearch resume mlp-lr.v2_b',
       terminal: 'hpnb resume mlp-lr.v2_b --objective MODULE:FUNCTION'
     });
+  });
+});
+
+describe('times as people write them', () => {
+  const now = new Date(2026, 11, 1, 10, 30, 0).getTime() / 1000;
+  it('shows a clock time today, the day before, the year in another year', () => {
+    expect(formatClock(new Date(2026, 11, 1, 4, 49, 34).getTime() / 1000, now)).toBe('04:49');
+    expect(formatClock(new Date(2026, 10, 30, 14, 2).getTime() / 1000, now)).toBe('Nov 30 14:02');
+    expect(formatClock(new Date(2025, 10, 30, 14, 2).getTime() / 1000, now)).toBe('Nov 30 2025 14:02');
+    expect(formatClock(null, now)).toBe('—');
+  });
+  it('says how long ago', () => {
+    expect(formatAge(now - 200, now)).toBe('3 min ago');
+  });
+  it('gives durations in their two largest units', () => {
+    expect([0.42, 12.3, 80, 3600, 7500, 273600].map(formatDuration)).toEqual([
+      '0.4 s',
+      '12 s',
+      '1 min 20 s',
+      '1 h',
+      '2 h 5 min',
+      '3 d 4 h'
+    ]);
+    expect(formatDuration(null)).toBe('—');
+  });
+  it('gives sizes in binary units and a trial log summary', () => {
+    expect([512, 2048, 300 * 2 ** 20, 1.5 * 2 ** 30].map(formatBytes)).toEqual(['512 B', '2.0 KiB', '300 MiB', '1.5 GiB']);
+    expect(logSummary({ trial_id: 3, state: 'FAILED', worker: 'tcp://127.0.0.1:1', peak_memory_bytes: null })).toBe(
+      'trial 3 · failed · on tcp://127.0.0.1:1 · peak memory —'
+    );
   });
 });

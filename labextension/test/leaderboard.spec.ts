@@ -1,4 +1,4 @@
-import { parameterNames, rankTrials } from '../src/leaderboard';
+import { DEFAULT_SORT, leaderboardColumns, nextSort, pageLabel, parameterNames, rankTrials } from '../src/leaderboard';
 
 const trials = [
   { trial_id: 0, score: 0.5 },
@@ -26,5 +26,22 @@ describe('rankTrials', () => {
 describe('parameterNames', () => {
   it('collects every parameter of every trial, sorted', () => {
     expect(parameterNames([{ params: { lr: 1, b: 2 } }, { params: { a: 'x', lr: 3 } }])).toEqual(['a', 'b', 'lr']);
+  });
+});
+
+describe('sorting the table', () => {
+  it('flips the direction on the same column and starts ascending on a new one', () => {
+    const once = nextSort(DEFAULT_SORT, 'param:lr');
+    expect(once).toEqual({ column: 'param:lr', order: 'asc' });
+    expect(nextSort(once, 'param:lr')).toEqual({ column: 'param:lr', order: 'desc' });
+    expect(nextSort({ column: 'param:lr', order: 'desc' }, 'duration')).toEqual({ column: 'duration', order: 'asc' });
+  });
+  it('has a column per parameter between state and duration', () => {
+    const keys = leaderboardColumns('loss', ['lr', 'opt']).map(c => c.key);
+    expect(keys).toEqual(['rank', 'trial', 'score', 'state', 'param:lr', 'param:opt', 'duration', 'start']);
+  });
+  it('labels a page', () => {
+    expect(pageLabel(100, 100, 10000)).toBe('101–200 of 10,000');
+    expect(pageLabel(0, 0, 0)).toBe('no trials yet');
   });
 });

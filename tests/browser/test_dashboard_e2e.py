@@ -7,6 +7,7 @@ Run menu, watches the progress grow and the plots being drawn, then clicks Stop.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -57,13 +58,14 @@ parameters:
 resources: {{cluster: local, workers: 2}}"""
 
 
-def _write_notebook(path: Path) -> None:
+def write_notebook(path: Path, sources: list[str]) -> None:
+    """A notebook of one code cell per source."""
     def cell(cell_id: str, text: str) -> dict[str, object]:
         return {"cell_type": "code", "execution_count": None, "id": cell_id, "metadata": {}, "outputs": [],
                 "source": text.splitlines(keepends=True)}  # fmt: skip
 
     notebook = {
-        "cells": [cell("objective", OBJECTIVE), cell("load", "%load_ext hpnb"), cell("search", SEARCH)],
+        "cells": [cell(f"cell-{index}", text) for index, text in enumerate(sources)],
         "metadata": {
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
@@ -74,7 +76,7 @@ def _write_notebook(path: Path) -> None:
     path.write_text(json.dumps(notebook))
 
 
-def _shut_down_kernels_of(lab_server, notebook: str) -> None:
+def shut_down_kernels_of(lab_server, notebook: str) -> None:
     """Ends the notebook's kernel (and with it the kernel's local Dask cluster)."""
     with urllib.request.urlopen(lab_server.api("api/sessions"), timeout=10) as answer:
         sessions = json.load(answer)
@@ -99,18 +101,19 @@ class PageLog:
         return "browser console:\n" + ("\n".join(self.lines[-80:]) or "(nothing)")
 
 
-@pytest.fixture
-def dashboard_page(browser, lab_server) -> Iterator[tuple[object, PageLog]]:
-    """A fresh Lab page with the search notebook open and its kernel idle."""
-    _write_notebook(lab_server.root / NOTEBOOK)
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(WAIT_MS)
+@contextlib.contextmanager
+def notebook_page(browser, lab_server, notebook: str, sources: list[str], workspace: str,
+                  viewport: dict[str, int], timeout_ms: int = WAIT_MS) -> Iterator[tuple[object, PageLog]]:
+    """A fresh Lab page with a notebook of ``sources`` open and its kernel idle; the kernel ends after."""
+    write_notebook(lab_server.root / notebook, sources)
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(timeout_ms)
     page = context.new_page()
     log = PageLog(page)
     try:
         # A workspace of its own: Lab saves the open tabs per workspace, and the other tests' page
         # (the default workspace) must not reopen this notebook, nor this page theirs.
-        page.goto(f"{lab_server.url}/lab/workspaces/{EXPERIMENT}/tree/{NOTEBOOK}?token={lab_server.token}")
+        page.goto(f"{lab_server.url}/lab/workspaces/{workspace}/tree/{notebook}?token={lab_server.token}")
         page.wait_for_selector(".jp-Notebook .jp-Cell .cm-line")
         # The status bar reads "Idle" once the kernel is connected; a Run All sent earlier was seen to
         # leave every cell unrun.
@@ -118,7 +121,15 @@ def dashboard_page(browser, lab_server) -> Iterator[tuple[object, PageLog]]:
         yield page, log
     finally:
         context.close()
-        _shut_down_kernels_of(lab_server, NOTEBOOK)
+        shut_down_kernels_of(lab_server, notebook)
+
+
+@pytest.fixture
+def dashboard_page(browser, lab_server) -> Iterator[tuple[object, PageLog]]:
+    """A fresh Lab page with the search notebook open and its kernel idle."""
+    sources = [OBJECTIVE, "%load_ext hpnb", SEARCH]
+    with notebook_page(browser, lab_server, NOTEBOOK, sources, EXPERIMENT, VIEWPORT) as opened:
+        yield opened
 
 
 def run_all_cells(page, log: PageLog) -> None:
@@ -173,14 +184,17 @@ def test_live_dashboard_of_an_hpsearch_cell_streams_and_stops(
 
     header = dashboard.locator(".widget-html", has_text=f"{EXPERIMENT} · random · min val_loss").first
     assert header.locator("span", has_text="RUNNING").count() == 1
-    curves = dashboard.locator(".js-plotly-plot", has=page.locator(".scatterlayer"))
-    parcoords = dashboard.locator(".js-plotly-plot", has=page.locator(".parcoords"))
+    dashboard.locator(".widget-toggle-button", has_text=re.compile("^Curves$")).click()
+    curves = dashboard.locator(".js-plotly-plot:visible", has=page.locator(".scatterlayer"))
     wait_until(page, log, "() => [...document.querySelectorAll('.jp-OutputArea .scatterlayer path.js-line')]"
                ".some(line => (line.getAttribute('d') || '').includes('L'))", what="a drawn metric curve")
+    assert curves.locator("text.xtitle").text_content() == "step"
+    dashboard.locator(".widget-toggle-button", has_text=re.compile("^Parallel coordinates$")).click()
+    parcoords = dashboard.locator(".js-plotly-plot", has=page.locator(".parcoords"))
     parcoords.locator("text.axis-title").nth(2).wait_for()
     axes = sorted(parcoords.locator("text.axis-title").all_text_contents())
     assert axes == ["layers", "lr (log)", "val_loss"]
-    assert curves.locator("text.xtitle").text_content() == "step"
+    dashboard.locator(".widget-toggle-button", has_text=re.compile("^Curves$")).click()
 
     save_screenshot(page, "dashboard-live")
     if os.environ.get("HPNB_UPDATE_DOC_IMAGES") or not DOC_IMAGE.exists():

@@ -158,7 +158,7 @@ def test_lab_stop_button_stops_a_real_running_search(lab_page, running_search, s
     # trials queued on the cluster but not started stay PENDING, for a resume to run
     assert trials and {t.state for t in trials} <= {"STOPPED", "COMPLETED", "PENDING"}
     assert not any(t.state == "RUNNING" for t in trials)
-    view.locator(".hpnb-badge", has_text="stopped").wait_for()
+    view.locator(".hpnb-view-header .hpnb-badge", has_text="stopped").wait_for()
     assert view.locator(".hpnb-stop").count() == 0
     save_screenshot(page, "lab-real-search-stopped")
 

@@ -111,3 +111,12 @@ def test_real_subprocess(tmp_path: Path) -> None:
     assert failed.returncode == 2
     assert "mode: unknown mode (got 'lowest'); allowed: min, max" in failed.stderr
     assert "Traceback" not in failed.stderr
+
+
+def test_several_objectives_and_warm_starts_are_in_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(EXAMPLES / "two-objectives.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "metrics:        minimise val_loss, minimise latency_ms (a Pareto front)" in out
+    assert ("warm start:     1 enqueued configuration runs first; learns the completed trials of "
+            "'mlp-lr'") in out
+    assert "trials:         60" in out

@@ -110,7 +110,7 @@ def test_show_summary_leaderboard_and_failures(store_path: Path) -> None:
     assert board[0].split() == ["trial_id", "state", "value", "best", "steps", "duration", "lr", "optimizer"]
     # values 1 - 0.07 * |t - 7|, ties (3/11, 4/10, 6/8) by trial id; 7 and 5 (failed) are off the board
     assert [int(row.split()[0]) for row in board[1:]] == [0, 1, 2, 3, 11, 4, 10, 9, 6, 8]
-    assert board[1].split() == ["0", "COMPLETED", "0.51", "0.51", "3", "10.0s", "0.05", "sgd"]
+    assert board[1].split() == ["0", "COMPLETED", "0.51", "0.51", "3", "10", "s", "0.05", "sgd"]  # 10 s
     assert lines[lines.index("Failures (1)") :] == [
         "Failures (1)",
         "  trial 5 (retries 1): lr=0.3, optimizer='adam'",

@@ -3,6 +3,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +12,7 @@ import pytest
 from hpnb.core.frames import (
     error_summary,
     experiments_frame,
+    experiments_table,
     history_frame,
     leaderboard,
     results_frame,
@@ -169,6 +171,17 @@ def test_experiments_frame(stored: tuple[Store, ExperimentRecord]) -> None:
         "best": [pytest.approx(math.nan, nan_ok=True), 0.2],
         "created": [_utc(other.created), _utc(exp.created)],
     }
+
+
+def test_experiments_table_shows_when_each_search_was_created_as_people_write_it(
+        stored: tuple[Store, ExperimentRecord]) -> None:
+    store, exp = stored
+    summaries = store_summaries(store, time.time())
+    today = datetime.fromtimestamp(exp.created).astimezone().strftime("%H:%M")
+    assert experiments_table(summaries, now=exp.created + 60)["created"].tolist() == [today]
+    older = experiments_table(summaries, now=exp.created + 3 * 86400)["created"].tolist()
+    assert older == [datetime.fromtimestamp(exp.created).astimezone().strftime("%b %-d %H:%M")]
+    assert experiments_frame(summaries)["created"].tolist() == [_utc(exp.created)]  # for machines: as it was
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
+
+from tests.jupyter.magic_shell import magic_shell
 
 pytestmark = pytest.mark.slow
 
@@ -38,15 +39,8 @@ def slow(lr, layers):
 
 @pytest.fixture(scope="module")
 def ip():
-    globalipapp.start_ipython()
-    shell = globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "hpnb.jupyter")
-    shell.run_cell(OBJECTIVES)
-    yield shell
-    from hpnb.cluster.connect import shutdown_local
-
-    shutdown_local()
-    shell.run_line_magic("unload_ext", "hpnb.jupyter")
+    with magic_shell(OBJECTIVES) as shell:
+        yield shell
 
 
 @pytest.fixture
@@ -86,14 +80,23 @@ def test_the_cell_returns_while_the_search_runs(ip, store: Path) -> None:
     assert search.wait(60).state == "STOPPED"
 
 
-def test_rerunning_a_name_asks_for_resume_or_overwrite(ip, store: Path) -> None:
+def test_rerunning_a_cell_shows_its_search_and_names_what_changed(ip, store: Path, capsys) -> None:
     line = f"train --name again --trials 2 --wait --store {store}"
     ip.run_cell_magic("hpsearch", line, SPEC)
+    first = ip.user_ns["again"]
 
+    ip.run_cell_magic("hpsearch", line, SPEC)  # the same cell again: no error, no new trial
+    again = ip.user_ns["again"]
+    assert again.experiment_id == first.experiment_id and len(again.results) == 2
+    assert "'again' ran already with this spec (COMPLETED)" in capsys.readouterr().out
+
+    changed = SPEC.replace("max: 1.0e-1", "max: 1.0")
     with pytest.raises(UsageError) as info:
-        ip.run_cell_magic("hpsearch", line, SPEC)
+        ip.run_cell_magic("hpsearch", line.replace("--trials 2", "--trials 3"), changed)
     assert type(info.value) is UsageError
-    assert "--resume" in str(info.value) and "--overwrite" in str(info.value)
+    message = str(info.value)
+    assert "trials: 2 → 3, parameters.lr.max: 0.1 → 1.0" in message
+    assert "--resume" in message and "--overwrite" in message and "--name" in message
 
     ip.run_cell_magic("hpsearch", line.replace("--trials 2", "--trials 3") + " --overwrite", SPEC)
     assert len(ip.user_ns["again"].results) == 3

@@ -102,7 +102,22 @@ def crash_once(x: float, marker_dir: str, steps: int = 10, crash_at: int = 5) ->
     return {"loss": x + steps}
 
 
-def toy_member(h0: float, h1: float, steps: int = 200, pause: float = 0.004) -> dict[str, float]:
+def dies_waiting(x: float, marker_dir: str, steps: int = 6, die_at: int = 4) -> dict[str, float]:
+    """Checkpoints every step; the first run SIGKILLs its worker a second into its wait for the
+    verdict on step ``die_at`` (a decision point; the test makes the driver answer late)."""
+    state = hpnb.load_checkpoint()
+    start = 1 if state is None else state["step"] + 1
+    marker = Path(marker_dir) / "died"
+    for step in range(start, steps + 1):
+        if step == die_at and not marker.exists():
+            marker.write_text("1")
+            threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGKILL)).start()
+        hpnb.report(step=step, loss=x + 1 / step, started_at=start, checkpoint={"step": step})
+    return {"loss": x + 1 / steps}
+
+
+def toy_member(h0: float, h1: float, steps: int = 200, pause: float = 0.004,
+               lr: float = 0.01) -> dict[str, float]:
     """A member of the PBT toy problem: gradient ascent on the surrogate, checkpointing theta."""
     from hpnb.testing import pbt_toy
 
@@ -112,7 +127,7 @@ def toy_member(h0: float, h1: float, steps: int = 200, pause: float = 0.004) -> 
     loaded_from = -1 if origin is None else origin
     q = pbt_toy.objective(theta)
     for step in range(start + 1, steps + 1):
-        theta = pbt_toy.surrogate_step(theta, h0, h1)
+        theta = pbt_toy.surrogate_step(theta, h0, h1, lr)
         q = pbt_toy.objective(theta)
         hpnb.report(step=step, q=q, loaded_from=loaded_from, pid=os.getpid(),
                     checkpoint={"theta": list(theta), "step": step, "pid": os.getpid()})

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from hpnb.api import make_scheduler, make_strategy
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
 from hpnb.core.store.records import TrialRecord
+from hpnb.launch import make_scheduler, make_strategy
 from hpnb.runner import driver as driver_module
 from hpnb.runner.controls import Command
 from hpnb.runner.driver import MAX_LOST_QUEUED, Driver
@@ -275,7 +275,7 @@ def test_an_exploit_restarts_a_member_from_the_donors_checkpoint(store):
     assert (after.attempt, after.checkpoint) == (1, b"m0-2")
     assert after.params != before.params and trials[1].params == after.params
     assert (trials[1].parent, trials[1].state, trials[1].retries) == (0, "COMPLETED", 0)
-    assert (1, 0) in executor.stops
+    assert (1, 0, 2, "exploit") in executor.verdicts  # its attempt ended at the very step it decided
     assert [(e["member"], e["donor"], e["donor_step"]) for e in events(driver, "exploit")] == [(1, 0, 2)]
     assert steps(driver, 1) == [1, 2, 3, 4]
 

@@ -10,6 +10,10 @@ continues, and with few values at a rung the best ``ceil(n / reduction)`` is tak
 of what is there. A trial that jumps over several rungs in one result is recorded
 at each of them with that result's value, lowest rung first.
 
+That is the *stopping* type (the default, Ray Tune's ASHA). ``type: promotion`` is the
+ASHA paper's own algorithm: a trial pauses at a rung until it can be promoted, and
+none is stopped early (:mod:`hpnb.core.early_stopping.asha_promotion`).
+
 Example:
     >>> rule = ASHA(mode="min", grace=1, reduction=2, max_t=4)
     >>> rule.rungs()
@@ -20,74 +24,20 @@ Example:
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from hpnb.core.early_stopping.base import (
-    Decision,
-    Mode,
-    Scheduler,
-    check_int,
-    option_path,
-    score_from_json,
-    score_to_json,
-)
+from hpnb.core.decision_points import DecisionPoints
+from hpnb.core.early_stopping.asha_promotion import PromotionLadder
+from hpnb.core.early_stopping.base import Decision, Mode, Scheduler, option_path
+from hpnb.core.early_stopping.rungs import RungLadder, check_ladder_options
 from hpnb.core.errors import SpecError
+from hpnb.core.trial import TrialState
 
+__all__ = ["ASHA", "TYPES", "RungLadder", "check_ladder_options"]
 
-class RungLadder:
-    """The rungs of one successive-halving bracket and the scores recorded at each.
-
-    Args:
-        grace: the step of the lowest rung.
-        reduction: the factor between rungs; the best ``1/reduction`` continue.
-        max_t: rungs lie strictly below it (None: no upper end).
-    """
-
-    def __init__(self, grace: int, reduction: int, max_t: int | None) -> None:
-        self.grace = grace
-        self.reduction = reduction
-        self.max_t = max_t
-        #: rung step -> {trial id: score recorded there}
-        self.recorded: dict[int, dict[int, float]] = {}
-        self.stopped: set[int] = set()
-
-    def levels(self, up_to: int | None = None) -> Iterator[int]:
-        """Rung steps in increasing order, up to ``up_to`` included."""
-        level = self.grace
-        while (self.max_t is None or level < self.max_t) and (up_to is None or level <= up_to):
-            yield level
-            level *= self.reduction
-
-    def judge(self, trial_id: int, step: int, score: float) -> Decision:
-        if trial_id in self.stopped:
-            return Decision.STOP
-        for level in self.levels(up_to=step):
-            rung = self.recorded.setdefault(level, {})
-            if trial_id in rung:
-                continue
-            rung[trial_id] = score
-            better = sum(1 for other in rung.values() if other < score)
-            if better + 1 > math.ceil(len(rung) / self.reduction):
-                self.stopped.add(trial_id)
-                return Decision.STOP
-        return Decision.CONTINUE
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"rungs": [[level, [[tid, score_to_json(s)] for tid, s in rung.items()]]
-                          for level, rung in self.recorded.items()],
-                "stopped": sorted(self.stopped)}
-
-    def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        self.recorded = {int(level): {int(tid): score_from_json(s) for tid, s in rows}
-                         for level, rows in state.get("rungs", [])}
-        self.stopped = {int(tid) for tid in state.get("stopped", [])}
-
-
-def check_ladder_options(grace: Any, reduction: Any) -> tuple[int, int]:
-    """Validated ``grace`` (>= 1) and ``reduction`` (>= 2)."""
-    return check_int("grace", grace, 1), check_int("reduction", reduction, 2)
+#: the values of ``type``: stop a trial below the top at a rung, or pause it until it is promoted.
+TYPES: tuple[str, ...] = ("stopping", "promotion")
 
 
 class ASHA(Scheduler):
@@ -98,19 +48,24 @@ class ASHA(Scheduler):
         reduction: the factor between rungs; the best ``1/reduction`` at a rung continue (default 3).
         max_t: per-trial budget in steps; rungs lie below it. Optional: without it rungs go on
             geometrically and trials end when their own training loop ends.
+        type: ``stopping`` (default): a trial below the top at a rung stops; ``promotion``: it
+            pauses there until it can be promoted (it needs a checkpoint to resume from).
     """
 
     name = "asha"
-    options = ("max_t", "grace", "reduction")
+    options = ("max_t", "grace", "reduction", "type")
 
     def __init__(self, mode: Mode = "min", max_t: int | None = None, seed: int | None = None,
-                 grace: int = 1, reduction: int = 3, **options: Any) -> None:
+                 grace: int = 1, reduction: int = 3, type: str = "stopping", **options: Any) -> None:
         super().__init__(mode, max_t, seed, **options)
         grace, reduction = check_ladder_options(grace, reduction)
         if self.max_t is not None and self.max_t <= grace:
             raise SpecError(option_path("max_t"), "must be greater than grace", value=self.max_t,
                             allowed=f"an integer above {grace}")
-        self.ladder = RungLadder(grace, reduction, self.max_t)
+        if type not in TYPES:
+            raise SpecError(option_path("type"), "unknown ASHA type", value=type, allowed=TYPES)
+        self.type = type
+        self.ladder = (PromotionLadder if type == "promotion" else RungLadder)(grace, reduction, self.max_t)
 
     def rungs(self) -> list[int]:
         """The rung steps (the first 20 when there is no ``max_t``)."""
@@ -119,6 +74,26 @@ class ASHA(Scheduler):
 
     def judge(self, trial_id: int, step: int, value: float) -> Decision:
         return self.ladder.judge(trial_id, step, self.score(value))
+
+    def decision_points(self) -> DecisionPoints:
+        return super().decision_points() | self.ladder.points()
+
+    def promote(self, paused: Collection[int], anyway: bool = False) -> list[int]:
+        if isinstance(self.ladder, PromotionLadder):
+            return self.ladder.promote(paused, anyway)
+        return []
+
+    def without_pause(self, trial_id: int) -> Decision:
+        if isinstance(self.ladder, PromotionLadder):
+            return self.ladder.without_pause(trial_id)
+        return super().without_pause(trial_id)
+
+    def waiting_for_promotion(self) -> set[int]:
+        return set(self.ladder.paused) if isinstance(self.ladder, PromotionLadder) else set()
+
+    def on_trial_end(self, trial_id: int, state: TrialState) -> None:
+        if isinstance(self.ladder, PromotionLadder):
+            self.ladder.forget_pause(trial_id)
 
     def state_dict(self) -> dict[str, Any]:
         return self.ladder.state_dict()

@@ -3,9 +3,13 @@
 A scheduler never touches the executor. The runner calls :meth:`Scheduler.on_result`
 for every reported result of a running trial, in arrival order, and acts on the
 returned :class:`Decision`; it calls :meth:`Scheduler.on_trial_end` once per trial.
+A rule that answers PAUSE (ASHA's promotion type) says, through
+:meth:`Scheduler.promote`, which paused trials go on, and through
+:meth:`Scheduler.without_pause` what becomes of a trial that cannot pause.
 
 Rules are asynchronous: a decision uses only the results that have arrived, and
-no rule ever waits for slower trials. Trials need no registration: the first
+no decision waits for slower trials (a trial paused at a rung is promoted by later
+arrivals, while the other trials run). Trials need no registration: the first
 result of an unknown trial id introduces it. A non-finite value (NaN, inf) counts
 as the worst possible value.
 
@@ -18,10 +22,11 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from enum import Enum
 from typing import Any, Literal
 
+from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.spec.values import as_int
 from hpnb.core.trial import TrialState
@@ -33,7 +38,7 @@ MODES: tuple[str, ...] = ("min", "max")
 class Decision(str, Enum):
     """What the runner does with a trial after one of its results.
 
-    Early-stopping rules return only ``CONTINUE`` or ``STOP``.
+    Early-stopping rules return ``CONTINUE`` or ``STOP``, and ASHA's promotion type ``PAUSE``.
     """
 
     CONTINUE = "CONTINUE"
@@ -41,6 +46,10 @@ class Decision(str, Enum):
     #: population-based training: restart from another member's checkpoint (decided by the
     #: ``pbt`` strategy's ``decide``, never by an early-stopping rule).
     EXPLOIT = "EXPLOIT"
+    #: free the trial's slot and resume it later from its latest checkpoint (population-based
+    #: training lets a member that is ahead wait; ASHA's promotion type holds a trial at a rung
+    #: until it is promoted; a user parks a trial).
+    PAUSE = "PAUSE"
 
 
 def option_path(name: str) -> str:
@@ -100,8 +109,28 @@ class Scheduler:
         """Record one result and decide by the rule alone (no budget); override this."""
         return Decision.CONTINUE
 
+    def decision_points(self) -> DecisionPoints:
+        """The steps at which the rule may stop a trial: the runner makes a trial wait for the
+        verdict there, so a stop lands at that very step. A rule adds its own to the budget's."""
+        return DecisionPoints.at(self.max_t)
+
     def on_trial_end(self, trial_id: int, state: TrialState) -> None:
         """A trial finished; its results stay in the statistics the others are judged against."""
+
+    def promote(self, paused: Collection[int], anyway: bool = False) -> list[int]:
+        """Of the trials this rule paused (``paused``: those the runner holds paused), the ones that
+        go on now, first to resume first; the rule records them as promoted. ``anyway``: every one
+        of them goes on (the user resumed them). A rule that never answers PAUSE promotes nothing."""
+        return []
+
+    def without_pause(self, trial_id: int) -> Decision:
+        """The decision for a trial this rule just answered PAUSE that cannot pause (it has no
+        checkpoint to resume from, or did not wait for its verdict): CONTINUE or STOP."""
+        return Decision.CONTINUE
+
+    def waiting_for_promotion(self) -> set[int]:
+        """The trials this rule paused and has not promoted yet (a resumed search holds them)."""
+        return set()
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to make the same future decisions, JSON-serialisable."""

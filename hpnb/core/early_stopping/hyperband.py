@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from hpnb.core.early_stopping.asha import RungLadder, check_ladder_options
+from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.early_stopping.base import Decision, Mode, Scheduler, check_int, option_path
+from hpnb.core.early_stopping.rungs import RungLadder, check_ladder_options
 from hpnb.core.errors import SpecError
 
 ASSIGNMENTS: tuple[str, ...] = ("weighted", "round_robin")
@@ -113,6 +114,13 @@ class Hyperband(Scheduler):
 
     def judge(self, trial_id: int, step: int, value: float) -> Decision:
         return self.brackets[self.bracket_of(trial_id)].judge(trial_id, step, self.score(value))
+
+    def decision_points(self) -> DecisionPoints:
+        """Every bracket's rungs: a trial learns its bracket only once the driver has its first result."""
+        points = super().decision_points()
+        for ladder in self.brackets:
+            points = points | ladder.points()
+        return points
 
     def state_dict(self) -> dict[str, Any]:
         return {"seed": self.seed, "assigned": [[tid, b] for tid, b in self._assigned.items()],

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from hpnb.core.spec.experiment import (
         DEFAULT_STRATEGY,
         DEFAULT_TRIALS,
-        MODES,
         SYNONYMS,
         TOP_LEVEL_KEYS,
         EarlyStoppingSpec,
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
         StrategySpec,
         parse_spec,
     )
+    from hpnb.core.spec.objectives import MODES
     from hpnb.core.spec.values import check_experiment_name, describe_duration, parse_duration
 
 

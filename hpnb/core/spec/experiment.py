@@ -28,7 +28,9 @@ from typing import Any, Literal
 from hpnb.core.early_stopping import SCHEDULERS, scheduler_class
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
+from hpnb.core.objectives import Objective
 from hpnb.core.space import SearchSpace
+from hpnb.core.spec.objectives import parse_objectives
 from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
 from hpnb.core.spec.resources import Resources, parse_resources
 from hpnb.core.spec.values import (
@@ -39,21 +41,21 @@ from hpnb.core.spec.values import (
     as_int,
     as_mapping,
     as_optional_int,
-    as_text,
     check_experiment_name,
     check_keys,
     choose,
     parse_optional_duration,
 )
+from hpnb.core.spec.warm_start import parse_enqueue, parse_warm_start
 from hpnb.core.spec.yaml_lines import LineTable, load_yaml, plain_data
 from hpnb.core.strategies import STRATEGIES, strategy_class
 
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
-TOP_LEVEL_KEYS = ("name", "metric", "mode", "strategy", "trials", "parallel", "seed", "parameters",
-                  "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout")
+TOP_LEVEL_KEYS = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "parameters",
+                  "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout",
+                  "enqueue", "warm_start")
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
-MODES: dict[str, str] = {"min": "min", "max": "max", "minimize": "min", "maximize": "max"}
 #: the budget of a sampling strategy when ``trials`` is not given.
 DEFAULT_TRIALS = 20
 DEFAULT_STRATEGY = "random"
@@ -103,13 +105,29 @@ class ExperimentSpec:
     timeout: float | None = None
     #: the longest one trial may run, in seconds (None: no limit).
     trial_timeout: float | None = None
+    #: what the search optimises: ``metric`` and ``mode`` first, then any others (``metrics:``).
+    objectives: tuple[Objective, ...] = ()
+    #: configurations to run first, in order (``enqueue:``; frozen mappings).
+    enqueue: tuple[Mapping[str, Any], ...] = ()
+    #: the stored search whose completed trials the strategy learns first (``warm_start: {from: NAME}``).
+    warm_start: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.objectives:
+            object.__setattr__(self, "objectives", (Objective(self.metric, self.mode),))
+
+    @property
+    def is_multi_objective(self) -> bool:
+        """Whether the search has several objectives (a Pareto front, not one best trial)."""
+        return len(self.objectives) > 1
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict that :func:`parse_spec` reads back to an equal spec."""
+        goal: dict[str, Any] = ({"metrics": [o.to_dict() for o in self.objectives]} if self.is_multi_objective
+                                else {"metric": self.metric, "mode": self.mode})
         return {
             "name": self.name,
-            "metric": self.metric,
-            "mode": self.mode,
+            **goal,
             "strategy": {"name": self.strategy.name, **thaw(self.strategy.options)},
             "trials": self.trials,
             "parallel": self.parallel,
@@ -121,6 +139,8 @@ class ExperimentSpec:
             "retries": self.retries,
             "timeout": self.timeout,
             "trial_timeout": self.trial_timeout,
+            **({"enqueue": thaw(self.enqueue)} if self.enqueue else {}),
+            **({"warm_start": {"from": self.warm_start}} if self.warm_start else {}),
         }
 
 
@@ -195,22 +215,22 @@ def _canonical(data: Any, lines: LineTable, overrides: Mapping[str, Any]) -> dic
 
 
 def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
-    if data.get("metric") is None:
-        raise SpecError("metric", "is missing: name the metric to optimise",
-                        allowed="metric: followed by a name your function returns, e.g. val_loss")
-    metric = as_text(data["metric"], "metric", allowed="the name of a metric, e.g. val_loss")
-    mode_text = choose(data.get("mode", "min"), "mode", MODES, "mode")
-    mode: Literal["min", "max"] = "min" if MODES[mode_text] == "min" else "max"
+    objectives = parse_objectives(data)
+    metric, mode = objectives[0].name, objectives[0].mode
     seed = as_optional_int(data.get("seed"), "seed", minimum=0, maximum=MAX_SEED)
     explicit_trials = as_optional_int(data.get("trials"), "trials", minimum=1, maximum=MAX_TRIALS)
     space = parse_parameters(data.get("parameters"), lines)
     strategy = _parse_strategy(data.get("strategy", DEFAULT_STRATEGY))
-    size = _check_strategy(strategy, space, mode, seed, explicit_trials)
+    size = _check_strategy(strategy, space, objectives, seed, explicit_trials)
+    enqueue = parse_enqueue(data.get("enqueue"), space)
     return ExperimentSpec(
         metric=metric,
         mode=mode,
+        objectives=objectives,
+        enqueue=freeze(enqueue),
+        warm_start=parse_warm_start(data.get("warm_start"), strategy.name),
         strategy=strategy,
-        trials=explicit_trials or _check_size(size, strategy) or DEFAULT_TRIALS,
+        trials=_budget(explicit_trials, size, strategy, len(enqueue)),
         parallel=as_optional_int(data.get("parallel"), "parallel", minimum=1, maximum=MAX_PARALLEL),
         seed=seed,
         space=space,
@@ -222,6 +242,23 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         timeout=parse_optional_duration(data.get("timeout"), "timeout"),
         trial_timeout=parse_optional_duration(data.get("trial_timeout"), "trial_timeout"),
     )
+
+
+def _budget(explicit: int | None, size: int | None, strategy: StrategySpec, enqueued: int) -> int:
+    """``trials``: as given (at least the enqueued configurations), else the strategy's own budget
+    and, for a strategy that runs them besides its own (all but pbt), the enqueued ones."""
+    cls = _load_class(strategy_class, strategy.name)
+    extra = cls is None or bool(getattr(cls, "enqueued_are_extra", True))
+    if not extra and size is not None and enqueued > size:
+        raise SpecError("enqueue", f"has {enqueued} configurations, more than the {size} trials the "
+                        f"{strategy.name} strategy runs", allowed=f"at most {size} configurations")
+    if explicit is not None:
+        if explicit < enqueued:
+            raise SpecError("trials", f"is fewer than the {enqueued} configurations of enqueue",
+                            value=explicit, allowed=f"trials: at least {enqueued}")
+        return explicit
+    own = _check_size(size, strategy) or DEFAULT_TRIALS
+    return min(MAX_TRIALS, own + enqueued) if extra else own
 
 
 def _check_size(size: int | None, strategy: StrategySpec) -> int | None:
@@ -272,13 +309,15 @@ def _parse_strategy(value: Any) -> StrategySpec:
     return StrategySpec(name, freeze(options))
 
 
-def _check_strategy(strategy: StrategySpec, space: SearchSpace, mode: str, seed: int | None,
-                    trials: int | None) -> int | None:
-    """Build the strategy once so it checks its options against the space; its size or None."""
+def _check_strategy(strategy: StrategySpec, space: SearchSpace, objectives: tuple[Objective, ...],
+                    seed: int | None, trials: int | None) -> int | None:
+    """Build the strategy once so it checks its options against the space and the objectives;
+    its size or None."""
     cls = _load_class(strategy_class, strategy.name)
     if cls is None:
         return space.grid_size() if strategy.name == "grid" else None
-    instance = cls(space, mode, seed, trials, **thaw(strategy.options))
+    modes = tuple(o.mode for o in objectives)
+    instance = cls(space, modes[0] if len(modes) == 1 else modes, seed, trials, **thaw(strategy.options))
     return instance.max_trials()
 
 

@@ -6,6 +6,9 @@
   ``alpha: {range: "[0.1, 10]", step: "0.1"}``;
 * a Katib list: ``- {name: lr, parameterType: double, feasibleSpace: {min: "0.01", max: "0.1"}}``.
 
+A mapping (or a Katib item) may add ``when: {optimizer: sgd}``: the parameter is then active only
+where its condition holds (see :mod:`hpnb.core.conditions`).
+
 Example:
     >>> space = parse_parameters({"lr": "[0.1, 10]", "opt": ["sgd", "adam"], "batch": "64"})
     >>> [p.describe() for p in space]
@@ -19,6 +22,7 @@ import re
 from collections.abc import Mapping, Sized
 from typing import Any
 
+from hpnb.core.conditions import Condition, parse_when
 from hpnb.core.errors import SpecError
 from hpnb.core.space import (
     DISTRIBUTIONS,
@@ -98,18 +102,31 @@ def parse_parameters(data: Any, lines: LineTable | None = None, path: str = "par
     """Read a ``parameters:`` mapping or Katib list into a :class:`SearchSpace`."""
     if data is None:
         return SearchSpace(())
+    conditions: list[Condition] = []
     if isinstance(data, list):
-        return SearchSpace(tuple(_katib_list(data, lines or LineTable(), path)))
-    data = as_mapping(data, path, allowed="a mapping of name: definition, or a Katib list of {name: ...}")
-    return SearchSpace(tuple(parse_parameter(name, value, f"{path}.{name}") for name, value in data.items()))
+        parameters = _katib_list(data, lines or LineTable(), path, conditions)
+    else:
+        data = as_mapping(data, path, allowed="a mapping of name: definition, or a Katib list of {name: ...}")
+        parameters = [parse_parameter(name, _split_when(name, value, conditions), f"{path}.{name}")
+                      for name, value in data.items()]
+    return SearchSpace(tuple(parameters), conditions=tuple(conditions))
 
 
-def _katib_list(items: list[Any], lines: LineTable, path: str) -> list[Parameter]:
+def _split_when(name: str, definition: Any, conditions: list[Condition]) -> Any:
+    """The definition without its ``when:`` (a mapping's only), whose condition joins ``conditions``."""
+    if not isinstance(definition, Mapping) or "when" not in definition:
+        return definition
+    conditions.append(parse_when(str(name), definition["when"]))
+    return {key: value for key, value in definition.items() if key != "when"}
+
+
+def _katib_list(items: list[Any], lines: LineTable, path: str,
+                conditions: list[Condition]) -> list[Parameter]:
     parameters: list[Parameter] = []
     for index, item in enumerate(items):
         item_path = f"{path}.{index}"
         item = as_mapping(item, item_path, allowed="{name: ..., parameterType: ..., feasibleSpace: {...}}")
-        check_keys(item, item_path, KATIB_ITEM_KEYS)
+        check_keys(item, item_path, (*KATIB_ITEM_KEYS, "when"))
         if "name" not in item:
             raise SpecError(f"{item_path}.name", "every parameter in a list needs a name",
                             allowed="name: followed by the parameter's name",
@@ -120,7 +137,8 @@ def _katib_list(items: list[Any], lines: LineTable, path: str) -> list[Parameter
                             allowed="each name once", line=lines.find(f"{item_path}.name"))
         lines.alias(item_path, f"{path}.{name}")
         lines.alias(f"{item_path}.feasibleSpace", f"{path}.{name}")
-        definition = {key: value for key, value in item.items() if key != "name"}
+        definition = _split_when(name, {key: value for key, value in item.items() if key != "name"},
+                                 conditions)
         parameters.append(parse_parameter(name, definition, f"{path}.{name}"))
     return parameters
 

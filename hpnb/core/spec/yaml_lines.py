@@ -151,3 +151,18 @@ def plain_data(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain_data(item) for item in value]
     return value
+
+
+def line_of(text: str | None, path: str) -> int | None:
+    """The line of field ``path`` in the spec ``text`` (None when it is not text or has no such field).
+
+    Example:
+        >>> line_of("metric: loss\\nwarm_start:\\n  from: old\\n", "warm_start.from")
+        3
+    """
+    if not isinstance(text, str):
+        return None
+    try:
+        return load_yaml(text)[1].find(path)
+    except SpecError:
+        return None

@@ -79,8 +79,28 @@ _VERSION_2 = (
 #: the driver's heartbeat (epoch seconds): liveness that any process on any host can read.
 _VERSION_3 = ("ALTER TABLE experiments ADD COLUMN heartbeat REAL",)
 
+#: what each trial printed (the tail of its stdout and stderr), where it ran and its peak memory.
+_VERSION_4 = (
+    """CREATE TABLE trial_logs (
+        experiment_id INTEGER NOT NULL,
+        trial_id INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        stdout TEXT NOT NULL,
+        stderr TEXT NOT NULL,
+        stdout_bytes INTEGER NOT NULL,
+        stderr_bytes INTEGER NOT NULL,
+        worker TEXT,
+        peak_memory INTEGER,
+        note TEXT,
+        truncated INTEGER NOT NULL,
+        updated REAL NOT NULL,
+        PRIMARY KEY (experiment_id, trial_id),
+        FOREIGN KEY (experiment_id, trial_id) REFERENCES trials(experiment_id, trial_id) ON DELETE CASCADE
+    )""",
+)
+
 #: one tuple of statements per schema version.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4)
 
 #: the schema version this hpnb writes.
 SCHEMA_VERSION = len(MIGRATIONS)

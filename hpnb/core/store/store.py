@@ -20,11 +20,12 @@ from hpnb.core.store.records import (
     validate_choice,
     validate_name,
 )
+from hpnb.core.store.trial_logs import TrialLogStore
 from hpnb.core.store.trials import TrialStore
 
 
-class Store(TrialStore):
-    """Experiments, trials, reported results, checkpoint references and events in one SQLite file.
+class Store(TrialStore, TrialLogStore):
+    """Experiments, trials, results, trial output, checkpoint references and events in one SQLite file.
 
     A store may be shared between threads (one lock serialises its connection);
     several processes may use one file at once. Each write method is one transaction.

@@ -24,6 +24,7 @@ STRATEGIES: dict[str, str] = {
     "cmaes": "cmaes:CMAESStrategy",
     "de": "de:DifferentialEvolutionStrategy",
     "pbt": "pbt:PopulationBasedTraining",
+    "nsga2": "nsga2:NSGA2Strategy",
 }
 
 
@@ -31,3 +32,13 @@ def strategy_class(name: str) -> type[Strategy]:
     """The class implementing strategy ``name`` (a KeyError for unknown names)."""
     module, cls = STRATEGIES[name].split(":")
     return getattr(importlib.import_module(f"hpnb.core.strategies.{module}"), cls)
+
+
+def multi_objective_strategies() -> tuple[str, ...]:
+    """The strategies that can run a search with several objectives.
+
+    Example:
+        >>> "nsga2" in multi_objective_strategies(), "cmaes" in multi_objective_strategies()
+        (True, False)
+    """
+    return tuple(name for name in STRATEGIES if strategy_class(name).multi_objective)

@@ -18,6 +18,7 @@ class SequenceStrategy(Strategy):
     """Base of strategies that propose ``config_at(0), config_at(1), ...`` and then stop."""
 
     learns_from_results = False
+    multi_objective = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

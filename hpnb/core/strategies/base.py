@@ -16,14 +16,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.space import SearchSpace
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:
+    from hpnb.core.early_stopping.base import Decision
     from hpnb.core.strategies.pbt_exploit import Exploit
 
 Mode = Literal["min", "max"]
+#: the mode of the one objective, or one mode per objective of a search with several.
+Modes = Mode | tuple[Mode, ...]
+#: what a strategy learns of an ended trial: its value, or with several objectives their tuple.
+Observed = float | tuple[float, ...] | None
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,8 @@ class TrialHistory:
         trial_id: the trial's id.
         params: the configuration it ran with (the store's, which is authoritative).
         state: where it is; an unfinished trial (PENDING, RUNNING) will run again.
-        value: its final value; None when it failed or has none yet.
+        value: its final value; None when it failed or has none yet. With several
+            objectives: the tuple of their values, None unless it has all of them.
         intermediate: step -> reported value of the target metric, filled only for
             strategies whose ``needs_intermediate_values`` is true.
 
@@ -46,7 +53,7 @@ class TrialHistory:
     trial_id: int
     params: Mapping[str, Any]
     state: TrialState
-    value: float | None = None
+    value: Observed = None
     intermediate: Mapping[int, float] = field(default_factory=dict)
 
 
@@ -55,7 +62,8 @@ class Strategy(ABC):
 
     Args:
         space: the search space.
-        mode: whether a lower (``min``) or higher (``max``) value is better.
+        mode: whether a lower (``min``) or higher (``max``) value is better; with several
+            objectives, a tuple of one mode per objective (see ``multi_objective``).
         seed: makes the sequence of suggestions reproducible.
         budget: the number of trials the search may run, when known.
         **options: strategy-specific options from ``strategy: {name: ..., ...}``.
@@ -75,18 +83,33 @@ class Strategy(ABC):
     rebuilds_from_history: bool = False
     #: :meth:`rebuild` needs each trial's intermediate values (a resume reads them in one query).
     needs_intermediate_values: bool = False
+    #: it can run a search with several objectives: ``observe`` then gets a tuple of values
+    #: (strategies that do not learn from results can; of the others, those that model all
+    #: the objectives at once).
+    multi_objective: bool = False
+    #: :meth:`learn_prior` learns another search's trials (``warm_start``).
+    learns_from_prior: bool = False
+    #: configurations the search was given to run first (``enqueue``) come on top of the ones
+    #: it proposes (false for population-based training: they are members of the population).
+    enqueued_are_extra: bool = True
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
-        if mode not in ("min", "max"):
-            raise SpecError("mode", "unknown mode", value=mode, allowed=("min", "max"))
+        modes: tuple[Any, ...] = (mode,) if isinstance(mode, str) else tuple(mode)
+        for one in modes or ("",):
+            if one not in ("min", "max"):
+                raise SpecError("mode", "unknown mode", value=one, allowed=("min", "max"))
+        if len(modes) > 1 and not self.multi_objective:
+            raise _single_objective_only(self.name, len(modes))
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             raise SpecError(f"strategy.{unknown[0]}", f"is not an option of the {self.name} strategy",
                             allowed=", ".join(self.options) or "no options",
                             suggestion=closest(unknown[0], self.options))
         self.space = space
-        self.mode: Mode = mode
+        #: one mode per objective; ``mode`` is the first one's.
+        self.modes: tuple[Mode, ...] = modes
+        self.mode: Mode = modes[0]
         self.seed = seed
         self.budget = budget
         #: the seed actually used: ``seed``, or fresh entropy recorded so a resumed run continues.
@@ -97,14 +120,37 @@ class Strategy(ABC):
     def suggest(self, trial_id: int) -> Suggestion | None:
         """The configuration of trial ``trial_id``, or None when the space is exhausted."""
 
-    def observe(self, trial_id: int, value: float | None,
+    def adopt(self, trial_id: int, given: Mapping[str, Any]) -> Suggestion:
+        """Trial ``trial_id`` runs a configuration the search was given (``enqueue``): ``given``
+        completed with the parameters it leaves out, then learnt like a suggestion of its own.
+
+        This one draws the missing parameters at random (seeded by the seed and the trial id)
+        and leaves the strategy's own sequence as it was: strategies that do not learn from
+        results ignore the trial. Model-based strategies override it.
+        """
+        rng = np.random.default_rng([self.resolved_seed, int(trial_id)])
+        drawn = {p.name: p.sample(rng) for p in self.space}  # every parameter, active or not
+        return Suggestion(self.space.active({**drawn, **given}), info={"enqueued": True})
+
+    @property
+    def is_multi_objective(self) -> bool:
+        return len(self.modes) > 1
+
+    def observe(self, trial_id: int, value: Observed,
                 state: TrialState = TrialState.COMPLETED) -> None:
         """Learn the final ``value`` of trial ``trial_id`` (None when it failed).
 
         Stopped trials (early stopping) are observed with their last reported value.
-        Strategies whose next suggestions do not depend on results ignore it.
+        With several objectives, ``value`` is the tuple of their values (None unless the
+        trial has every one). Strategies whose next suggestions do not depend on results
+        ignore it.
         """
         return None
+
+    def learn_prior(self, trials: Sequence[TrialHistory]) -> int:
+        """Learn the completed ``trials`` of another search before suggesting (``warm_start``);
+        returns how many it learnt. Only strategies with ``learns_from_prior`` do (none here)."""
+        return 0
 
     def report(self, trial_id: int, step: int, value: float) -> None:
         """An intermediate value; most strategies ignore it."""
@@ -113,8 +159,25 @@ class Strategy(ABC):
     def checkpointed(self, trial_id: int, step: int) -> None:
         """The runner stored a checkpoint of ``trial_id`` at ``step`` (population-based training)."""
 
-    def decide(self, trial_id: int, step: int) -> Exploit | None:
-        """After :meth:`report`: an exploit for the runner to carry out, or None (most strategies)."""
+    def decide(self, trial_id: int, step: int) -> Exploit | Decision | None:
+        """After :meth:`report`: None to carry on (most strategies), an exploit for the runner to carry
+        out, ``Decision.PAUSE`` or ``Decision.STOP`` (population-based training)."""
+        return None
+
+    def decision_points(self) -> DecisionPoints:
+        """The steps at which :meth:`decide` can answer something else than None (none here)."""
+        return DecisionPoints()
+
+    def may_resume(self, trial_id: int) -> bool:
+        """Whether a trial this strategy paused may take a free slot now."""
+        return True
+
+    def settle_paused(self) -> dict[int, Exploit | None]:
+        """Decisions of paused trials whose wait is over, made now: trial id -> None or an exploit."""
+        return {}
+
+    def on_resume(self, trial_id: int) -> Exploit | None:
+        """The runner resumes a trial the strategy paused: an exploit to restart it with, or None."""
         return None
 
     def max_trials(self) -> int | None:
@@ -150,7 +213,7 @@ class Strategy(ABC):
         return value if self.mode == "min" else -value
 
     @staticmethod
-    def is_usable(value: float | None) -> bool:
+    def is_usable(value: Any) -> bool:
         """Whether ``value`` is a result to learn from (not a failure, not NaN or infinite)."""
         if value is None or isinstance(value, bool):
             return False
@@ -159,9 +222,18 @@ class Strategy(ABC):
         except (TypeError, ValueError):
             return False
 
-    def loss(self, value: float | None) -> float | None:
+    def loss(self, value: Any) -> float | None:
         """The value to minimise for a result, or None when the trial failed or is unusable."""
-        return self.score(float(value)) if self.is_usable(value) else None  # type: ignore[arg-type]
+        return self.score(float(value)) if self.is_usable(value) else None
+
+
+def _single_objective_only(name: str, count: int) -> SpecError:
+    from hpnb.core.strategies import multi_objective_strategies
+
+    return SpecError("strategy", f"the {name} strategy learns from one objective, and the search has "
+                     f"{count} (metrics:)", value=name,
+                     allowed=", ".join(multi_objective_strategies()) + " (nsga2 and tpe learn from all "
+                     "the objectives; the others do not learn from results)")
 
 
 def rng_state(rng: np.random.Generator) -> dict[str, Any]:
@@ -175,14 +247,15 @@ def restore_rng(rng: np.random.Generator, state: dict[str, Any]) -> None:
 
 
 def catch_up(strategy: Strategy, history: Sequence[TrialHistory], last_suggested: int,
-             pending: Collection[int] = ()) -> None:
+             pending: Collection[int] = (), enqueued: Sequence[Mapping[str, Any]] = ()) -> None:
     """Bring ``strategy``, restored from a saved state, up to the store's ``history``.
 
     The state was saved when trial ``last_suggested`` was the last suggested and the
     trials in ``pending`` were not yet observed. After :meth:`Strategy.rebuild`, a
-    strategy that does not rebuild from history has ``suggest`` replayed for every
-    later trial (to advance its sequence; the stored params stay authoritative) and
-    ``observe`` for the finished trials it has not seen.
+    strategy that does not rebuild from history has ``suggest`` (``adopt`` for the first
+    trials, which ran the ``enqueued`` configurations) replayed for every later trial (to
+    advance its sequence; the stored params stay authoritative) and ``observe`` for the
+    finished trials it has not seen.
 
     Example:
         >>> from hpnb.core.space import FloatParameter, SearchSpace
@@ -203,6 +276,9 @@ def catch_up(strategy: Strategy, history: Sequence[TrialHistory], last_suggested
         return
     for trial in history:
         if trial.trial_id > last_suggested:
-            strategy.suggest(trial.trial_id)
+            if trial.trial_id < len(enqueued):  # the first trials run what the search was given
+                strategy.adopt(trial.trial_id, enqueued[trial.trial_id])
+            else:
+                strategy.suggest(trial.trial_id)
         if trial.state.is_finished and (trial.trial_id > last_suggested or trial.trial_id in pending):
             strategy.observe(trial.trial_id, trial.value, trial.state)

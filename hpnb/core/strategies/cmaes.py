@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Mode, TrialHistory
+from hpnb.core.strategies.base import Modes, TrialHistory
 from hpnb.core.strategies.optuna_sampler import OptunaStrategy, checked_options
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class CMAESStrategy(OptunaStrategy):
     options = ("popsize", "n_startup_trials", "with_margin", "lr_adapt", "use_separable_cma",
                "consider_pruned_trials")
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         self._saved_attrs: dict[str, dict[str, Any]] = {}
@@ -95,7 +95,8 @@ class CMAESStrategy(OptunaStrategy):
 
     def state_dict(self) -> dict[str, Any]:
         trials = self._study.get_trials(deepcopy=False)
-        newest_first = ((self._trial_ids[t.number], t.system_attrs) for t in reversed(trials))
+        newest_first = ((self._trial_ids[t.number], t.system_attrs) for t in reversed(trials)
+                        if self._trial_ids[t.number] >= 0)  # not the trials of a warm start
         return {**super().state_dict(), "attrs": current_generation(newest_first)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:

@@ -14,7 +14,10 @@ distributions all map through :meth:`SearchSpace.from_unit`.
   ``[min, max]`` pair drawn anew for each challenger: dither, default
   ``[0.5, 1.0]``). Binomial crossover with the target keeps each coordinate of
   the mutant with probability ``crossover`` (default 0.7, and at least one);
-  the result is clipped into the cube.
+  the result is clipped into the cube. In a conditional space a challenger
+  keeps the target's coordinates of the parameters inactive in it, and a
+  parameter inactive in the target but active in the challenger is drawn from
+  its prior (a uniform coordinate).
 - There is no generation barrier: when a result arrives, the trial replaces
   the member it was made for if it is better than that member's current value.
   An initial member that has no result yet, or failed, counts as infinitely bad,
@@ -48,7 +51,7 @@ import numpy as np
 from hpnb.core.space import SearchSpace
 from hpnb.core.spec.values import MAX_POPULATION
 from hpnb.core.strategies._options import check_choice, check_int, check_number_or_interval
-from hpnb.core.strategies.base import Mode, Strategy, restore_rng, rng_state
+from hpnb.core.strategies.base import Modes, Observed, Strategy, restore_rng, rng_state
 from hpnb.core.strategies.sobol import draw, scrambled_engine
 from hpnb.core.trial import Suggestion, TrialState
 
@@ -71,7 +74,7 @@ class DifferentialEvolutionStrategy(Strategy):
     name = "de"
     options = ("population", "mutation", "crossover", "variant", "init")
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         default = default_population(space.dimension, budget)
@@ -99,6 +102,8 @@ class DifferentialEvolutionStrategy(Strategy):
         else:
             target = (self._suggested - self.population) % self.population
             point = self._challenger(target)
+            if self.space.is_conditional:
+                point = self._activated(point, self._members[target])
         self._suggested += 1
         self._pending[trial_id] = (target, point.tolist())
         params = self.space.from_unit(point[: self.space.dimension])
@@ -122,8 +127,22 @@ class DifferentialEvolutionStrategy(Strategy):
         keep[self._rng.integers(dim)] = True
         return np.clip(np.where(keep, mutant, self._members[target]), 0.0, 1.0)
 
+    def _activated(self, point: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """``point`` with the target's coordinates where a parameter is inactive in the challenger,
+        and a draw from the prior where it was inactive in the target and is active now."""
+        dim = self.space.dimension
+        was = self.space.from_unit(target[:dim])
+        now = self.space.from_unit(point[:dim])
+        point = point.copy()
+        for i, p in enumerate(self.space.free):
+            if p.name not in now:
+                point[i] = target[i]
+            elif p.name not in was:
+                point[i] = self._rng.random()
+        return point
+
     # -- results ---------------------------------------------------------------
-    def observe(self, trial_id: int, value: float | None,
+    def observe(self, trial_id: int, value: Observed,
                 state: TrialState = TrialState.COMPLETED) -> None:
         entry = self._pending.pop(trial_id, None)
         if entry is None:

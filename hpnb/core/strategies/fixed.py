@@ -21,7 +21,7 @@ from typing import Any
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._sequence import SequenceStrategy
-from hpnb.core.strategies.base import Mode
+from hpnb.core.strategies.base import Modes
 
 
 def resolve_configs(space: SearchSpace, configs: Any) -> list[dict[str, Any]]:
@@ -33,7 +33,6 @@ def resolve_configs(space: SearchSpace, configs: Any) -> list[dict[str, Any]]:
     if isinstance(configs, (str, Mapping)) or not isinstance(configs, Sequence) or not configs:
         raise SpecError("strategy.configs", "must be a non-empty list of configurations",
                         value=configs, allowed="a list of mappings such as [{lr: 0.01}]")
-    center = space.center()
     resolved = []
     for i, config in enumerate(configs):
         path = f"strategy.configs[{i}]"
@@ -47,7 +46,12 @@ def resolve_configs(space: SearchSpace, configs: Any) -> list[dict[str, Any]]:
             if not parameter.contains(value):
                 raise SpecError(f"{path}.{name}", "is not a value of the parameter", value=value,
                                 allowed=parameter.describe())
-        resolved.append({**center, **config})
+        complete = space.completed(config)
+        for name in config:
+            if name not in complete:
+                raise SpecError(f"{path}.{name}", "is inactive here: its when: does not hold",
+                                value=config[name], allowed=", ".join(complete))
+        resolved.append(complete)
     return resolved
 
 
@@ -57,7 +61,7 @@ class FixedStrategy(SequenceStrategy):
     name = "fixed"
     options = ("configs",)
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         configs = options.get("configs")

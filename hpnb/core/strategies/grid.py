@@ -6,7 +6,8 @@ refused above a cap (option ``cap``, default 100,000 points, at most
 :data:`~hpnb.core.spec.values.MAX_GRID_CAP`). Points come in a
 fixed order, the last parameter varying fastest, or in a seeded random order
 with ``shuffle: true``. Point ``k`` is computed from ``k`` directly, so a grid
-is never held in memory.
+is never held in memory. A conditional space's grid holds each valid
+combination of active parameters once (see :mod:`hpnb.core.conditions`).
 
 Example:
     >>> from hpnb.core.space import CategoricalParameter, IntParameter, SearchSpace
@@ -27,7 +28,7 @@ from hpnb.core.space import DEFAULT_GRID_CAP, SearchSpace
 from hpnb.core.spec.values import MAX_GRID_CAP
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies._sequence import SequenceStrategy
-from hpnb.core.strategies.base import Mode
+from hpnb.core.strategies.base import Modes
 
 
 class GridStrategy(SequenceStrategy):
@@ -36,16 +37,17 @@ class GridStrategy(SequenceStrategy):
     name = "grid"
     options = ("shuffle", "cap")
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         self.shuffle = check_bool("shuffle", options.get("shuffle", False))
         cap = check_int("cap", options.get("cap", DEFAULT_GRID_CAP), 1, MAX_GRID_CAP)
-        self._size = space.grid_size()
+        self._branches = space.branches(cap) if space.is_conditional else None
+        self._size = space.grid_size() if self._branches is None else self._branches.size
         if self._size > cap:
             raise SpecError("strategy", f"the grid has {self._size:,} points, more than the cap of {cap:,}",
                             allowed="fewer values per parameter, larger steps, or a sampling strategy")
-        self._axes = [p.grid_values() or () for p in space.parameters]
+        self._axes = [] if self._branches is not None else [p.grid_values() or () for p in space.parameters]
         self._order: np.ndarray | None = None
 
     def count(self) -> int:
@@ -60,6 +62,8 @@ class GridStrategy(SequenceStrategy):
 
     def config_at(self, index: int) -> dict[str, Any]:
         position = self._position(index)
+        if self._branches is not None:
+            return self._branches.point(position)
         values: list[Any] = []
         for axis in reversed(self._axes):
             position, k = divmod(position, len(axis))

@@ -65,6 +65,12 @@ consider_pruned_trials. (``sigma0``, ``x0`` and ``restart_strategy`` are
 deprecated in Optuna and not offered.) Optuna's CMA-ES needs at least two
 continuous dimensions; on a one-dimensional space it samples at random.
 
+Conditional spaces (``when:``) are sampled define-by-run: each trial asks for
+its active parameters only, parents first, so TPE models each parameter on the
+trials where it was active (per branch). CMA-ES, as in Optuna, models the
+parameters every trial has (the unconditional ones) and draws the conditional
+ones at random.
+
 Example:
     >>> from hpnb.core.space import FloatParameter, SearchSpace
     >>> space = SearchSpace((FloatParameter("x", low=-2.0, high=2.0),
@@ -81,15 +87,15 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
-from hpnb.core.strategies.base import Mode, Strategy, TrialHistory
+from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:
@@ -131,6 +137,16 @@ def optuna_distribution(p: Parameter) -> tuple[Any, bool]:
     return unit, True
 
 
+def encode_value(p: Parameter, value: Any, on_unit: bool) -> Any:
+    """A stored value of free parameter ``p`` in Optuna's terms (``on_unit``: see
+    :func:`optuna_distribution`); raises ValueError for a value ``p`` cannot take."""
+    if on_unit:
+        return p.to_unit(value)
+    if isinstance(p, CategoricalParameter):
+        return p.index(value)
+    return int(value) if isinstance(p, IntParameter) else float(value)
+
+
 def resumed_seed(seed: int, suggested: int) -> int:
     """The seed of a sampler rebuilt after ``suggested`` suggestions of a search seeded ``seed``.
 
@@ -166,8 +182,12 @@ class OptunaStrategy(Strategy):
 
     rebuilds_from_history = True
     needs_intermediate_values = True
+    learns_from_prior = True
+    #: a trial of another search that lacks a parameter still teaches it (TPE models each
+    #: parameter on the trials that have it; CMA-ES and NSGA-II need every parameter).
+    accepts_partial_prior = False
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         self.sampler_kwargs = self._sampler_kwargs(options)
@@ -176,8 +196,11 @@ class OptunaStrategy(Strategy):
         self._distributions = {name: dist for name, (dist, _) in self._encoding.items()}
         self._pending: dict[int, _Running] = {}
         self._suggested = 0
-        #: the hpnb trial id of every Optuna trial, by Optuna trial number (memory only).
+        #: the hpnb trial id of every Optuna trial, by Optuna trial number (memory only; the
+        #: trials learnt from another search, first, have negative ids).
         self._trial_ids: list[int] = []
+        #: trials learnt from another search (``warm_start``), told again to every rebuilt study.
+        self._prior: list[optuna.trial.FrozenTrial] = []
         self._study = self._new_study(self.resolved_seed % 2**32)  # Optuna's samplers take 32-bit seeds
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -189,44 +212,64 @@ class OptunaStrategy(Strategy):
     def _new_study(self, seed: int) -> optuna.Study:
         import optuna
 
+        directions: list[Literal["minimize", "maximize"]] = [
+            "minimize" if mode == "min" else "maximize" for mode in self.modes]
         with quiet_optuna():
-            return optuna.create_study(direction="minimize" if self.mode == "min" else "maximize",
-                                       sampler=self._make_sampler(seed))
+            return optuna.create_study(directions=directions, sampler=self._make_sampler(seed))
+
+    def _decode_value(self, p: Parameter, value: Any) -> Any:
+        dist, on_unit = self._encoding[p.name]
+        if on_unit:
+            return p.from_unit(float(value))
+        if isinstance(p, CategoricalParameter):
+            return p.choices[int(value)]
+        if isinstance(p, IntParameter):
+            return int(value)
+        # a native float: snap away float noise on a step grid
+        return p.from_unit(p.to_unit(value)) if dist.step is not None else float(value)
 
     def _decode(self, optuna_params: dict[str, Any]) -> dict[str, Any]:
-        config = self.space.center()
+        config = self.space.center(complete=True)
         for p in self._free:
-            value = optuna_params[p.name]
-            dist, on_unit = self._encoding[p.name]
-            if on_unit:
-                config[p.name] = p.from_unit(float(value))
-            elif isinstance(p, CategoricalParameter):
-                config[p.name] = p.choices[int(value)]
-            elif isinstance(p, IntParameter):
-                config[p.name] = int(value)
-            else:  # a native float: snap away float noise on a step grid
-                config[p.name] = p.from_unit(p.to_unit(value)) if dist.step is not None else float(value)
-        return config
+            if p.name in optuna_params or not self.space.is_conditional:
+                config[p.name] = self._decode_value(p, optuna_params[p.name])
+        return self.space.active(config)
 
-    def _encode(self, config: Mapping[str, Any]) -> dict[str, Any]:
-        """A stored configuration in Optuna's terms (the inverse of :meth:`_decode`)."""
-        encoded: dict[str, Any] = {}
-        for p in self._free:
-            value = config[p.name]
-            _, on_unit = self._encoding[p.name]
-            if on_unit:
-                encoded[p.name] = p.to_unit(value)
-            elif isinstance(p, CategoricalParameter):
-                encoded[p.name] = p.index(value)
+    def _encode(self, config: Mapping[str, Any], partial: bool = False) -> dict[str, Any]:
+        """A stored configuration in Optuna's terms (the inverse of :meth:`_decode`); the
+        parameters inactive in it (absent) are left out, and with ``partial`` any absent one
+        (a KeyError otherwise, on a space without conditions)."""
+        return {p.name: encode_value(p, config[p.name], self._encoding[p.name][1]) for p in self._free
+                if p.name in config or not (self.space.is_conditional or partial)}
+
+    def _sample_active(self, trial: optuna.trial.Trial) -> None:
+        """Define-by-run: ask Optuna for each active parameter, parents first, so that its
+        samplers model each parameter on the trials where it was active."""
+        chosen: dict[str, Any] = {}
+        for p in self.space.evaluation_order:
+            condition = self.space.condition(p.name)
+            if condition is not None and not condition.holds(chosen):
+                continue
+            if p.is_fixed:
+                chosen[p.name] = p.center()
+                continue
+            dist = self._distributions[p.name]
+            if hasattr(dist, "choices"):
+                raw = trial.suggest_categorical(p.name, dist.choices)
+            elif isinstance(p, IntParameter) and not self._encoding[p.name][1]:
+                raw = trial.suggest_int(p.name, dist.low, dist.high, step=dist.step, log=dist.log)
             else:
-                encoded[p.name] = int(value) if isinstance(p, IntParameter) else float(value)
-        return encoded
+                raw = trial.suggest_float(p.name, dist.low, dist.high, step=dist.step, log=dist.log)
+            chosen[p.name] = self._decode_value(p, raw)
 
-    def _outcome(self, value: float | None,
-                 state: TrialState) -> tuple[optuna.trial.TrialState, float | None]:
-        """How Optuna learns a result: PRUNED (with the last value to report), COMPLETE or FAIL."""
+    def _outcome(self, value: Observed,
+                 state: TrialState) -> tuple[optuna.trial.TrialState, Any]:
+        """How Optuna learns a result: PRUNED (with the last value to report), COMPLETE or FAIL.
+        With several objectives: COMPLETE with the list of values, or PRUNED or FAIL without."""
         import optuna
 
+        if self.is_multi_objective:
+            return _several_outcome(value, state, self.is_usable)
         usable = self.is_usable(value)
         if state == TrialState.STOPPED:
             return optuna.trial.TrialState.PRUNED, float(value) if usable else None  # type: ignore[arg-type]
@@ -239,7 +282,11 @@ class OptunaStrategy(Strategy):
         with quiet_optuna():
             if fixed is not None:
                 self._study.enqueue_trial(fixed)
-            trial = self._study.ask(self._distributions)
+            if self.space.is_conditional:
+                trial = self._study.ask()
+                self._sample_active(trial)
+            else:
+                trial = self._study.ask(self._distributions)
         self._pending[trial_id] = _Running(trial)
         self._trial_ids.append(trial_id)
         return trial
@@ -253,14 +300,22 @@ class OptunaStrategy(Strategy):
         self._suggested += 1
         return Suggestion(self._decode(trial.params), info={"optuna_number": trial.number})
 
+    def adopt(self, trial_id: int, given: Mapping[str, Any]) -> Suggestion:
+        """An enqueued configuration, asked of the study as Optuna's ``enqueue_trial`` does: the
+        parameters it leaves out are sampled by the model."""
+        trial = self._ask(trial_id, self._encode(given, partial=True))
+        self._suggested += 1
+        return Suggestion(self._decode(trial.params), info={"optuna_number": trial.number, "enqueued": True})
+
     def report(self, trial_id: int, step: int, value: float) -> None:
         running = self._pending.get(trial_id)
-        if running is not None and self.is_usable(value):
+        # Optuna keeps no intermediate values for several objectives
+        if running is not None and self.is_usable(value) and not self.is_multi_objective:
             with quiet_optuna():
                 running.trial.report(float(value), int(step))
             running.last_step = max(running.last_step, int(step))
 
-    def observe(self, trial_id: int, value: float | None,
+    def observe(self, trial_id: int, value: Observed,
                 state: TrialState = TrialState.COMPLETED) -> None:
         import optuna
 
@@ -300,35 +355,68 @@ class OptunaStrategy(Strategy):
         self._suggested = max(self._suggested, len(history))
         self._study = self._new_study(resumed_seed(self.resolved_seed, self._suggested))
         self._pending, self._trial_ids = {}, []
+        self._tell_prior()
         finished = [t for t in history if t.state.is_finished]
         attrs = self._replayed_attrs(finished)
         frozen = {t.trial_id: self._frozen(t, attrs.get(t.trial_id, {})) for t in finished}
         replayed = [(tid, f) for tid, f in frozen.items() if f is not None]
         with quiet_optuna():
             self._study.add_trials([f for _, f in replayed])
-        self._trial_ids = [tid for tid, _ in replayed]
+        self._trial_ids += [tid for tid, _ in replayed]
         for trial in history:
             if not trial.state.is_finished:
                 self._resume_pending(trial)
+
+    def learn_prior(self, trials: Sequence[TrialHistory]) -> int:
+        """Learn completed trials of another search (``warm_start``) before suggesting; they are
+        told again to every rebuilt study. Returns how many could be learnt: a trial lacking a
+        parameter active in it counts only for strategies that model each parameter on its own."""
+        usable = [t for t in trials if self.accepts_partial_prior or self._complete(t.params)]
+        attrs = self._prior_attrs()
+        self._prior = [f for f in (self._frozen(t, attrs, partial=True) for t in usable) if f is not None]
+        self._tell_prior()
+        return len(self._prior)
+
+    def _complete(self, params: Mapping[str, Any]) -> bool:
+        active = self.space.completed(params)
+        return all(name in params for name in active if not self.space[name].is_fixed)
+
+    def _tell_prior(self) -> None:
+        if self._prior:
+            with quiet_optuna():
+                self._study.add_trials(self._prior)
+            self._trial_ids = [-1 - i for i in range(len(self._prior))] + self._trial_ids
+
+    def _prior_attrs(self) -> dict[str, Any]:
+        """System attributes of the trials learnt from another search (none here)."""
+        return {}
 
     def _replayed_attrs(self, finished: Sequence[TrialHistory]) -> dict[int, dict[str, Any]]:
         """System attributes to attach to replayed trials, by trial id (none: TPE keeps no state there)."""
         return {}
 
-    def _frozen(self, trial: TrialHistory, system_attrs: dict[str, Any]) -> optuna.trial.FrozenTrial | None:
-        """``trial`` as a finished Optuna trial; None when its params are not in the space any more."""
+    def _frozen(self, trial: TrialHistory, system_attrs: dict[str, Any],
+                partial: bool = False) -> optuna.trial.FrozenTrial | None:
+        """``trial`` as a finished Optuna trial; None when its params are not in the space any more
+        (with ``partial``, when it has none of them)."""
         import optuna
 
         outcome, final = self._outcome(trial.value, trial.state)
         steps = {int(s): float(v) for s, v in sorted(trial.intermediate.items()) if self.is_usable(v)}
-        if outcome == optuna.trial.TrialState.PRUNED:
+        if self.is_multi_objective:
+            steps = {}  # Optuna keeps no intermediate values for several objectives
+        elif outcome == optuna.trial.TrialState.PRUNED:
             if final is not None:
                 steps[max(steps, default=-1) + 1] = final
             final = steps[max(steps)] if steps else None  # what Optuna's tell records for a pruned trial
         try:
+            params = self._encode(trial.params, partial)
+            if partial and not params:
+                return None
+            told = {"values": final} if self.is_multi_objective else {"value": final}
             return optuna.trial.create_trial(
-                state=outcome, params=self._encode(trial.params), distributions=self._distributions,
-                value=final, intermediate_values=steps, system_attrs=system_attrs)
+                state=outcome, params=params, distributions={n: self._distributions[n] for n in params},
+                intermediate_values=steps, system_attrs=system_attrs, **told)
         except (KeyError, ValueError, TypeError):
             return None
 
@@ -343,10 +431,25 @@ class OptunaStrategy(Strategy):
             self.report(trial.trial_id, step, value)
 
 
+def _several_outcome(value: Any, state: TrialState,
+                     usable: Callable[[Any], bool]) -> tuple[optuna.trial.TrialState, list[float] | None]:
+    """The outcome of a trial of a search with several objectives (``value``: their tuple)."""
+    import optuna
+
+    if state == TrialState.STOPPED:
+        return optuna.trial.TrialState.PRUNED, None
+    if state != TrialState.FAILED and isinstance(value, tuple) and value and all(map(usable, value)):
+        return optuna.trial.TrialState.COMPLETE, [float(v) for v in value]
+    return optuna.trial.TrialState.FAIL, None
+
+
 class TPEStrategy(OptunaStrategy):
-    """Tree-structured Parzen estimator (``optuna.samplers.TPESampler``)."""
+    """Tree-structured Parzen estimator (``optuna.samplers.TPESampler``); with several objectives,
+    Optuna's multi-objective TPE."""
 
     name = "tpe"
+    multi_objective = True
+    accepts_partial_prior = True
     options = ("n_startup_trials", "multivariate", "group", "constant_liar", "n_ei_candidates")
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:

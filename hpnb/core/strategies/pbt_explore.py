@@ -12,6 +12,10 @@
   one index up or down with equal chance; at either end, to the only neighbour.
 - fixed parameters stay.
 
+In a conditional space only the active parameters change; when a categorical
+parent moves to a value that activates a parameter the donor did not have, that
+parameter is drawn from its prior, and parameters it deactivates are left out.
+
 ``resample`` redraws each free parameter from its prior with probability
 ``probability`` and perturbs it otherwise.
 
@@ -26,7 +30,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -86,23 +90,36 @@ def perturb_value(param: Parameter, value: Any, rng: np.random.Generator,
     return value
 
 
+def _explored(space: SearchSpace, params: Mapping[str, Any],
+              change: Callable[[Parameter, Any], Any], rng: np.random.Generator) -> dict[str, Any]:
+    """``change`` applied to each active parameter, parents first; a parameter that the change
+    of a parent made active (absent from ``params``) is drawn from its prior."""
+    out: dict[str, Any] = {}
+    for p in space.evaluation_order:
+        condition = space.condition(p.name)
+        if condition is not None and not condition.holds(out):
+            continue
+        out[p.name] = change(p, params[p.name]) if p.name in params else p.sample(rng)
+    return {name: out[name] for name in space.names if name in out}
+
+
 def perturb(space: SearchSpace, params: Mapping[str, Any], rng: np.random.Generator,
             factors: Sequence[float] = DEFAULT_FACTORS, **_: Any) -> dict[str, Any]:
-    """``params`` with every free parameter perturbed, in the order of the space."""
-    return {p.name: perturb_value(p, params[p.name], rng, factors) for p in space}
+    """``params`` with every active free parameter perturbed, in the order of the space."""
+    return _explored(space, params, lambda p, value: perturb_value(p, value, rng, factors), rng)
 
 
 def resample(space: SearchSpace, params: Mapping[str, Any], rng: np.random.Generator,
              factors: Sequence[float] = DEFAULT_FACTORS, probability: float = 0.25,
              **_: Any) -> dict[str, Any]:
-    """``params`` with each free parameter redrawn from its prior with ``probability``, else perturbed."""
-    out = {}
-    for p in space:
+    """``params`` with each active free parameter redrawn from its prior with ``probability``,
+    else perturbed."""
+    def change(p: Parameter, value: Any) -> Any:
         if not p.is_fixed and rng.random() < probability:
-            out[p.name] = p.sample(rng)
-        else:
-            out[p.name] = perturb_value(p, params[p.name], rng, factors)
-    return out
+            return p.sample(rng)
+        return perturb_value(p, value, rng, factors)
+
+    return _explored(space, params, change, rng)
 
 
 EXPLORE_RULES = {"perturb": perturb, "resample": resample}

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Mode, Strategy, restore_rng, rng_state
+from hpnb.core.strategies.base import Modes, Strategy, restore_rng, rng_state
 from hpnb.core.trial import Suggestion
 
 
@@ -23,11 +23,12 @@ class RandomStrategy(Strategy):
     """Draws with a seeded numpy Generator; its state is the generator's state."""
 
     learns_from_results = False
+    multi_objective = True
 
     name = "random"
     options = ()
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         self._rng = np.random.default_rng(self.resolved_seed)

@@ -13,6 +13,8 @@ parameter alone.
 A continuous parameter needs a ``step`` (and bounds) to be swept: without one
 it has no finite list of values and the spec is refused at
 ``parameters.NAME.step``. A space without any ranged parameter is refused too.
+In a conditional space each sweep leaves out the parameters inactive in it; a
+parameter inactive at the center is not swept (its points would all be the center).
 
 Example:
     >>> from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
@@ -30,7 +32,7 @@ from typing import Any
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.space import DEFAULT_GRID_CAP, Parameter, SearchSpace
 from hpnb.core.strategies._sequence import SequenceStrategy
-from hpnb.core.strategies.base import Mode
+from hpnb.core.strategies.base import Modes
 
 
 def _swept_parameters(space: SearchSpace, name: Any) -> tuple[Parameter, ...]:
@@ -78,7 +80,7 @@ def sweep_points(space: SearchSpace, parameter: str | None = None) -> list[tuple
         raise SpecError(f"parameters.{largest.name}.step",
                         f"a sweep of {total:,} values is more than the cap of {DEFAULT_GRID_CAP:,}",
                         allowed="larger steps, narrower ranges or fewer swept parameters")
-    center = space.center()
+    center = space.center(complete=True)
     points: list[tuple[str, Any]] = []
     center_seen = False
     for p in swept:
@@ -97,15 +99,18 @@ class RangeStrategy(SequenceStrategy):
     name = "range"
     options = ("parameter",)
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
-        self._center = space.center()
+        self._center = space.center(complete=True)
         self._points = sweep_points(space, options.get("parameter"))
+        if space.is_conditional:  # a parameter inactive at the center repeats the center: once
+            configs = {repr(self.config_at(i)): point for i, point in enumerate(self._points)}
+            self._points = list(configs.values())
 
     def count(self) -> int:
         return len(self._points)
 
     def config_at(self, index: int) -> dict[str, Any]:
         name, value = self._points[index]
-        return {**self._center, name: value}
+        return self.space.active({**self._center, name: value})

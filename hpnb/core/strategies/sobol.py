@@ -24,7 +24,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Mode, Strategy
+from hpnb.core.strategies.base import Modes, Strategy
 from hpnb.core.trial import Suggestion
 
 
@@ -49,11 +49,12 @@ class SobolStrategy(Strategy):
     """Successive points of one scrambled Sobol sequence."""
 
     learns_from_results = False
+    multi_objective = True
 
     name = "sobol"
     options = ()
 
-    def __init__(self, space: SearchSpace, mode: Mode = "min", seed: int | None = None,
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
         self._drawn = 0

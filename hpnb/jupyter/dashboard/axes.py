@@ -1,8 +1,12 @@
-"""The axes of the parallel-coordinates plot: one per free parameter, then the metric.
+"""The axes of the parallel-coordinates plot: one per free parameter, then the metric (one per
+objective when there are several).
 
 Log-distributed parameters are drawn as ``log10`` of their values with tick
 labels at powers of ten; categorical parameters as the index of their choice
-with the choices as tick labels. Pure data: no plotly here.
+with the choices as tick labels; integer parameters with ticks on integers only.
+The metric's axis and the colour scale span the scores drawn, nothing more. With several
+objectives the lines are coloured by their Pareto rank (the front brightest).
+Pure data: no plotly here.
 
 Example:
     >>> from hpnb.core.space import FloatParameter
@@ -14,12 +18,14 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.core.space import CategoricalParameter, Parameter, SearchSpace
+from hpnb.core.objectives import Objective
+from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.store.records import TrialRecord
+from hpnb.core.summary import pareto_ranks, trial_scores
 from hpnb.jupyter.dashboard.data import score
 
 
@@ -42,9 +48,17 @@ class ParallelCoordinates:
     colors: list[float]
     trial_ids: list[int]
     reverse_scale: bool
+    #: the colour scale's (min, max): the scores' own span, widened a little when they are all equal.
+    color_range: tuple[float, float] = (0.0, 1.0)
+    #: what the colours show ("" for the last axis), and where its colour bar has ticks (None:
+    #: the two ends and the middle)
+    color_title: str = ""
+    color_ticks: list[float] | None = None
 
 
 def _log10(value: Any) -> float:
+    if value is None:  # an inactive parameter of a conditional space: no point on the axis
+        return math.nan
     number = float(value)
     return math.log10(number) if number > 0 else math.nan
 
@@ -60,6 +74,41 @@ def _decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     first, last = math.floor(low), math.ceil(high)
     ticks = [float(k) for k in range(first, last + 1)]
     return ticks, [f"1e{k}" for k in range(first, last + 1)]
+
+
+def integer_step(low: float, high: float, max_ticks: int = 10) -> int:
+    """The smallest of 1, 2, 5, 10, 20, 50 ... that puts at most ``max_ticks`` ticks on ``low..high``.
+
+    Example:
+        >>> integer_step(1, 4), integer_step(0, 27)
+        (1, 5)
+    """
+    span = max(0.0, float(high) - float(low))
+    decade = 1
+    while True:
+        for step in (decade, 2 * decade, 5 * decade):
+            if span / step <= max_ticks - 1:
+                return step
+        decade *= 10
+
+
+def integer_ticks(low: float, high: float, max_ticks: int = 10) -> list[float]:
+    """Integer tick values on ``low..high``, :func:`integer_step` apart."""
+    step = integer_step(low, high, max_ticks)
+    first = math.ceil(low / step) * step
+    return [float(k) for k in range(int(first), math.floor(high) + 1, step)]
+
+
+def value_range(values: Sequence[float]) -> tuple[float, float]:
+    """The span of the finite ``values``; an equal or empty set gets a small span around it."""
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return (0.0, 1.0)
+    low, high = min(finite), max(finite)
+    if low == high:
+        pad = abs(low) * 0.01 or 0.5
+        return (low - pad, high + pad)
+    return (low, high)
 
 
 def _bounds(param: Parameter) -> tuple[float | None, float | None]:
@@ -84,36 +133,106 @@ def parameter_axis(param: Parameter, values: Sequence[Any]) -> Axis:
         return Axis(f"{param.name} (log)", points, tickvals, ticktext, (lo, hi))
     points = [_number(value) for value in values]
     span = (float(low), float(high)) if low is not None and high is not None else None
+    if isinstance(param, IntParameter):
+        lo, hi = span if span is not None else value_range(points)
+        ticks = integer_ticks(lo, hi)
+        return Axis(param.name, points, ticks, [str(int(t)) for t in ticks], span)
     return Axis(param.name, points, None, None, span)
+
+
+#: the tick of the slot below an axis where the trials without that parameter (inactive under a
+#: ``when:``) are drawn: plotly's parallel coordinates cannot break a line (it draws a NaN at 0).
+INACTIVE_LABEL = "(inactive)"
+
+
+def with_inactive_slot(axis: Axis, missing: Sequence[bool]) -> Axis:
+    """``axis`` with the trials flagged ``missing`` on a slot labelled :data:`INACTIVE_LABEL` below its range.
+
+    Example:
+        >>> axis = with_inactive_slot(Axis("momentum", [0.9, math.nan], range=(0.5, 1.0)), [False, True])
+        >>> axis.values, axis.ticktext[0], axis.range
+        ([0.9, 0.4], '(inactive)', (0.4, 1.0))
+    """
+    if not any(missing):
+        return axis
+    low, high = axis.range if axis.range is not None else value_range(axis.values)
+    slot = round(low - 0.2 * (high - low), 12)
+    values = [slot if gone else value for value, gone in zip(axis.values, missing, strict=True)]
+    ticks = [low + (high - low) * k / 4 for k in range(5)] if axis.tickvals is None else list(axis.tickvals)
+    text = list(axis.ticktext) if axis.ticktext is not None else [f"{tick:.3g}" for tick in ticks]
+    return Axis(axis.label, values, [slot, *ticks], [INACTIVE_LABEL, *text], (slot, high))
 
 
 def _inferred_axis(name: str, values: Sequence[Any]) -> Axis:
     """An axis for a parameter the space does not describe: numbers as they are, else labels."""
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        ticks = integer_ticks(*value_range([float(v) for v in values]))
+        return Axis(name, [float(v) for v in values], ticks, [str(int(t)) for t in ticks])
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         return Axis(name, [float(v) for v in values])
     labels = sorted({str(v) for v in values})
     return parameter_axis(CategoricalParameter(name, tuple(labels)), [str(v) for v in values])
 
 
+def _parameter_axes(space: SearchSpace | None, scored: Sequence[TrialRecord]) -> list[Axis]:
+    """One axis per free parameter (per varied one when the space is unknown)."""
+    axes = []
+    if space is not None:
+        for param in space.free:
+            axis = parameter_axis(param, [t.params.get(param.name) for t in scored])
+            axes.append(with_inactive_slot(axis, [param.name not in t.params for t in scored]))
+        return axes
+    for name in sorted({name for t in scored for name in t.params}):
+        values = [t.params.get(name) for t in scored]
+        if len({repr(v) for v in values}) > 1:
+            axes.append(_inferred_axis(name, values))
+    return axes
+
+
 def parallel_coordinates(
-    space: SearchSpace | None, trials: Sequence[TrialRecord], metric: str, mode: str
+    space: SearchSpace | None, trials: Sequence[TrialRecord], metric: str, mode: str,
+    objectives: Sequence[Objective] = (), ranks: Mapping[int, int] | None = None,
 ) -> ParallelCoordinates:
     """One line per trial that has a score; fixed parameters get no axis.
 
     The colour scale is reversed for ``mode == "min"`` so the best trials have
-    the same colour whichever the direction.
+    the same colour whichever the direction. With several ``objectives``, see
+    :func:`objective_coordinates`.
     """
+    if len(objectives) > 1:
+        return objective_coordinates(space, trials, objectives, ranks)
     scored = sorted((t for t in trials if score(t) is not None), key=lambda t: t.trial_id)
-    axes = []
-    if space is not None:
-        for param in space.free:
-            axes.append(parameter_axis(param, [t.params.get(param.name) for t in scored]))
-    else:
-        names = sorted({name for t in scored for name in t.params})
-        for name in names:
-            values = [t.params.get(name) for t in scored]
-            if len({repr(v) for v in values}) > 1:
-                axes.append(_inferred_axis(name, values))
+    axes = _parameter_axes(space, scored)
     colors = [float(score(t)) for t in scored]  # type: ignore[arg-type]
-    axes.append(Axis(metric, colors))
-    return ParallelCoordinates(axes, colors, [t.trial_id for t in scored], reverse_scale=mode == "min")
+    span = value_range(colors)
+    axes.append(Axis(metric, colors, range=span))
+    return ParallelCoordinates(axes, colors, [t.trial_id for t in scored], reverse_scale=mode == "min",
+                               color_range=span)
+
+
+#: the colour bar's title with several objectives.
+PARETO_RANK = "Pareto rank"
+
+
+def objective_coordinates(space: SearchSpace | None, trials: Sequence[TrialRecord],
+                          objectives: Sequence[Objective],
+                          ranks: Mapping[int, int] | None = None) -> ParallelCoordinates:
+    """Several objectives: one line per trial with every objective's value, an axis per parameter
+    then one per objective, coloured by the trial's Pareto rank (the front brightest).
+
+    ``ranks`` are the search's (:func:`~hpnb.core.summary.pareto_ranks` of all its trials) when
+    ``trials`` are a sample of them; by default, the ranks among ``trials``.
+    """
+    kept = sorted(((t, s) for t in trials if (s := trial_scores(t, objectives)) is not None),
+                  key=lambda pair: pair[0].trial_id)
+    scored = [t for t, _ in kept]
+    axes = _parameter_axes(space, scored)
+    for index, objective in enumerate(objectives):
+        values = [s[index] for _, s in kept]
+        axes.append(Axis(f"{objective.name} ({objective.mode})", values, range=value_range(values)))
+    rank_of = pareto_ranks(scored, objectives) if ranks is None else ranks
+    colors = [float(rank_of[t.trial_id]) for t in scored]
+    top = max(colors, default=0.0)
+    return ParallelCoordinates(axes, colors, [t.trial_id for t in scored], reverse_scale=True,
+                               color_range=(0.0, max(1.0, top)), color_title=PARETO_RANK,
+                               color_ticks=integer_ticks(0.0, max(1.0, top), max_ticks=6))

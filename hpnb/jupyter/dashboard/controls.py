@@ -1,4 +1,5 @@
-"""The dashboard's buttons: stop the search, stop the selected trial, extend, change parallel, resume.
+"""The dashboard's buttons: stop the search, stop, pause or resume the selected trial, extend, change
+parallel, resume the search.
 
 Each button calls a method of the :class:`~hpnb.api.Search` handle;
 the runner records the action in the store, and the next refresh shows it.
@@ -10,7 +11,7 @@ arrive on the shell channel).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -19,8 +20,14 @@ from hpnb.core.errors import HpnbError
 
 if TYPE_CHECKING:
     from hpnb.api import Search
+    from hpnb.core.store import TrialRecord
 
 _NOT_HERE = "this search is not driven by this kernel: use %hpsearch resume NAME here first"
+
+
+def selected_state(trials: Iterable[TrialRecord], selected: int | None) -> str | None:
+    """The state of the trial selected in the leaderboard (None when none is)."""
+    return next((t.state for t in trials if t.trial_id == selected), None) if selected is not None else None
 
 
 class Controls:
@@ -42,6 +49,11 @@ class Controls:
         self.stop = widgets.Button(description="Stop search", button_style="danger", icon="stop")
         self.stop_trial = widgets.Button(description="Stop trial", icon="times",
                                          tooltip="stop the trial selected in the leaderboard")
+        self.pause_trial = widgets.Button(description="Pause trial", icon="pause",
+                                          tooltip="pause the selected trial: its slot is freed, and "
+                                                  "it resumes later from its latest checkpoint")
+        self.resume_trial = widgets.Button(description="Resume trial", icon="play",
+                                           tooltip="resume the selected paused trial at the next free slot")
         self.extend_by = widgets.BoundedIntText(value=10, min=1, max=100_000, layout={"width": "80px"})
         self.extend = widgets.Button(description="Extend by", icon="plus")
         self.parallel_to = widgets.BoundedIntText(value=search.spec.parallel or 1, min=1, max=10_000,
@@ -51,13 +63,16 @@ class Controls:
         self.message = widgets.HTML()
         self.stop.on_click(lambda _: self._act("stop requested", self.search.stop))
         self.stop_trial.on_click(lambda _: self._stop_selected())
+        self.pause_trial.on_click(lambda _: self._on_selected("pause requested", self.search.pause_trial))
+        self.resume_trial.on_click(lambda _: self._on_selected("resumes at the next free slot",
+                                                               self.search.resume_trial))
         self.extend.on_click(lambda _: self._act(f"extended by {self.extend_by.value} trials",
                                                  lambda: self.search.extend(self.extend_by.value)))
         self.parallel.on_click(lambda _: self._act(f"parallel set to {self.parallel_to.value}",
                                                    lambda: self.search.set_parallel(self.parallel_to.value)))
         self.resume.on_click(lambda _: self._do_resume())
-        self.box = widgets.HBox([self.stop, self.stop_trial, self.extend, self.extend_by, self.parallel,
-                                 self.parallel_to, self.resume, self.message])
+        self.box = widgets.HBox([self.stop, self.stop_trial, self.pause_trial, self.resume_trial, self.extend,
+                                 self.extend_by, self.parallel, self.parallel_to, self.resume, self.message])
 
     def _act(self, done: str, action: Callable[[], None]) -> None:
         try:
@@ -69,11 +84,14 @@ class Controls:
         self._on_action()
 
     def _stop_selected(self) -> None:
+        self._on_selected("stop requested", self.search.stop_trial)
+
+    def _on_selected(self, done: str, action: Callable[[int], None]) -> None:
         trial_id = self._selected_trial()
         if trial_id is None:
-            self.message.value = "select a running trial in the leaderboard first"
+            self.message.value = "select a trial in the leaderboard first"
             return
-        self._act(f"trial {trial_id}: stop requested", lambda: self.search.stop_trial(trial_id))
+        self._act(f"trial {trial_id}: {done}", lambda: action(trial_id))
 
     def _do_resume(self) -> None:
         if self._resume is None:
@@ -86,12 +104,17 @@ class Controls:
         self.message.value = "resumed"
         self._on_action()
 
-    def update(self, state: str, live: bool, running_selected: bool) -> None:
-        """Enable what makes sense for ``state`` and whether this kernel drives the search."""
+    def update(self, state: str, live: bool, selected_state: str | None) -> None:
+        """Enable what makes sense for ``state``, whether this kernel drives the search and the
+        state of the trial selected in the leaderboard."""
         active = state in ("RUNNING", "CREATED")
         self.stop.disabled = not active
-        self.stop_trial.disabled = not (live and running_selected)
+        self.stop_trial.disabled = not (live and selected_state == "RUNNING")
         self.stop_trial.tooltip = ("stop the trial selected in the leaderboard" if live else _NOT_HERE)
+        self.pause_trial.disabled = not (live and selected_state in ("RUNNING", "PENDING"))
+        self.resume_trial.disabled = not (live and selected_state == "PAUSED")
+        if not live:
+            self.pause_trial.tooltip = self.resume_trial.tooltip = _NOT_HERE
         for button in (self.extend, self.parallel):
             button.disabled = not live
             button.tooltip = "" if live else _NOT_HERE

@@ -22,23 +22,53 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hpnb.jupyter.dashboard import static
-from hpnb.jupyter.dashboard.controls import Controls
+from hpnb.core.errors import HpnbError
+from hpnb.jupyter import warmup
+from hpnb.jupyter.dashboard import static, trial_log
+from hpnb.jupyter.dashboard.controls import Controls, selected_state
+from hpnb.jupyter.dashboard.copy_cell import best_cell_code, copy_label, trial_cell_code
+from hpnb.jupyter.dashboard.data import objective_values
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.widgets import DashboardWidgets
+from hpnb.jupyter.namespace import stored_objective_name
+from hpnb.runner.worker.objective import takes_config
 
 if TYPE_CHECKING:
     from hpnb.api import Search
 
 #: seconds between two redraws at most (about four a second).
 MIN_INTERVAL = 0.25
+#: a redraw that took t seconds is followed by one BUSY_FACTOR * t seconds later at the soonest.
+BUSY_FACTOR = 4.0
 #: seconds between two reads of a search this process does not drive.
 POLL_INTERVAL = 2.0
 #: seconds a live search's refresh thread waits for a change before checking anyway.
 LIVE_CHECK_INTERVAL = 5.0
 ACTIVE_STATES = ("CREATED", "RUNNING")
+#: seconds :meth:`Dashboard.close` waits for the refresh thread to end.
+CLOSE_TIMEOUT = 10.0
 
 log = logging.getLogger(__name__)
+
+
+def _after_the_cell(start: Callable[[], None]) -> None:
+    """Call ``start`` once the running cell's code is done (at once outside IPython): the refresh
+    thread's first redraw, which makes the plots, then does not compete with the cell's reply."""
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is None:
+        start()
+        return
+
+    def after_cell() -> None:
+        shell.events.unregister("post_execute", after_cell)
+        start()
+
+    shell.events.register("post_execute", after_cell)
 
 
 class Dashboard:
@@ -56,16 +86,20 @@ class Dashboard:
         self._render_lock = threading.RLock()
         self._thread_lock = threading.Lock()
         self._dirty = threading.Event()
+        self._closed = threading.Event()
         self._thread: threading.Thread | None = None
         self._final_shown = False
         self.controls = Controls(search, self._selected_trial, self.mark_dirty,
                                  resume=self._resumer(resume) if resume else None)
-        self.widgets = DashboardWidgets(self.model, self.controls, search.spec.strategy.name)
-        self.widgets.leaderboard.observe(lambda _: self._redraw_selection(), names="value")
-        self.widgets.metric.observe(lambda _: self._redraw_selection(), names="value")
+        self.widgets = DashboardWidgets(self.model, self.controls, search.spec.strategy.name,
+                                        search.spec.objectives)
+        self.widgets.table.observe(lambda _: self._redraw_selection(), names="selected")
+        self.widgets.table.observe(lambda _: self._redraw_table(), names=["sort", "descending", "page"])
+        self._log_shown: tuple[Any, ...] | None = None
+        self._first_draw = warmup.Hold()  # Dask's import waits until the first plots are drawn
         self._unsubscribe = search.add_listener(self.mark_dirty)
-        self.refresh()
-        self.mark_dirty()
+        self.refresh(plots=False)  # the plots are drawn by the refresh thread, once the cell returned
+        _after_the_cell(self.mark_dirty)
 
     # -- display --------------------------------------------------------------------------
 
@@ -83,18 +117,23 @@ class Dashboard:
 
     # -- refreshing -----------------------------------------------------------------------
 
-    def refresh(self) -> View:
-        """Read the store and redraw now (any thread)."""
+    def refresh(self, plots: bool = True) -> View:
+        """Read the store and redraw now (any thread). With ``plots`` False (in the cell that shows
+        the dashboard) the plots and the new results are left for the refresh thread."""
         with self._render_lock:
-            self.model.update()
+            self.model.update(results=plots)
             live = bool(self.search.is_live)
             view = self.model.view(state=self.search.state)
             self._last_view = view
-            self.widgets.render(view, live)
+            self.widgets.render(view, live, plots)
+            self.widgets.set_best_code(*self._cell_code(view))
+            self._show_log(view)
         return view
 
     def mark_dirty(self) -> None:
-        """Ask for a redraw soon (cheap; called from the driver thread)."""
+        """Ask for a redraw soon (cheap; called from the driver thread); nothing once closed."""
+        if self._closed.is_set():
+            return
         self._dirty.set()
         with self._thread_lock:
             if self._thread is None or not self._thread.is_alive():
@@ -102,21 +141,33 @@ class Dashboard:
                 self._thread.start()
 
     def _run(self) -> None:
+        try:
+            with self._render_lock:  # first the plots of what was read already, then the store again
+                self.widgets.tabs.render(self._last_view)
+                self.widgets.tabs.predraw()
+        finally:
+            self._first_draw.release()
         while True:
             live = bool(self.search.is_live)
             self._dirty.wait(LIVE_CHECK_INTERVAL if live else POLL_INTERVAL)
             self._dirty.clear()
+            if self._closed.is_set():
+                return
             started = time.monotonic()
             try:
                 view = self.refresh()
             except Exception:  # the display must never take the search down
                 log.exception("hpnb dashboard refresh failed")
                 view = self._last_view
-            if view.header.state not in ACTIVE_STATES and not self.search.is_live:
+            if self.model.behind:  # a large search is read in bounded steps
+                self._dirty.set()
+            elif view.header.state not in ACTIVE_STATES and not self.search.is_live:
                 self.show_final()
                 if not self._dirty.is_set():
                     return
-            time.sleep(max(0.0, MIN_INTERVAL - (time.monotonic() - started)))
+            took = time.monotonic() - started
+            # a large search's redraw takes long: redraw less often so the kernel stays free
+            time.sleep(max(MIN_INTERVAL, BUSY_FACTOR * took) - took)
 
     def show_final(self) -> None:
         """Once over, replace the displayed output so a saved notebook keeps the final summary."""
@@ -129,12 +180,68 @@ class Dashboard:
             log.debug("could not update the dashboard's display", exc_info=True)
 
     def _redraw_selection(self) -> None:
+        """A row was clicked: highlight it in the plots, show its log (main thread)."""
         with self._render_lock:
             view = self._last_view
-            self.widgets.render_curves(view)
-            running = {t.trial_id for t in view.trials if t.state == "RUNNING"}
+            self.widgets.tabs.redraw()
             self.controls.update(view.header.state, bool(self.search.is_live),
-                                 self._selected_trial() in running)
+                                 selected_state(view.trials, self._selected_trial()))
+            if view.header.is_multi_objective:  # the button copies the selected trial
+                self.widgets.set_best_code(*self._cell_code(view))
+            self._show_log(view)
+
+    def _redraw_table(self) -> None:
+        with self._render_lock:
+            self.widgets.render_table()
+
+    def _show_log(self, view: View) -> None:
+        """The selected trial's log, read again only when that trial changed."""
+        trial_id = self._selected_trial()
+        record = next((t for t in view.trials if t.trial_id == trial_id), None)
+        key = None if record is None else (trial_id, record.state, record.end, record.error)
+        if key == self._log_shown:
+            return
+        self._log_shown = key
+        if trial_id is None:
+            self.widgets.log.value = trial_log.HINT
+            return
+        try:
+            self.widgets.log.value = trial_log.log_html(self.search.logs(trial_id))
+        except HpnbError as err:
+            self.widgets.log.value = trial_log.error_html(trial_id, err)
+
+    def _cell_code(self, view: View) -> tuple[str, str]:
+        """The code "Copy ... as a cell" inserts and the button's label ("": the usual one)."""
+        header = view.header
+        if header.is_multi_objective:
+            return self._trial_code(view)
+        if header.best_trial is None:
+            return "", ""
+        name, config = self._objective_call(header.best_params)
+        return best_cell_code(name, header.best_params, trial_id=header.best_trial, metric=header.metric,
+                              value=header.best_value, search=header.name, takes_config=config), ""
+
+    def _trial_code(self, view: View) -> tuple[str, str]:
+        """Several objectives, no best: the selected trial, else the first of the front."""
+        header = view.header
+        front = {entry["trial_id"] for entry in header.front}
+        chosen = self._selected_trial()
+        if chosen is None and header.front:
+            chosen = header.front[0]["trial_id"]
+        trial = next((t for t in view.trials if t.trial_id == chosen), None)
+        if trial is None:
+            return "", copy_label(None)
+        name, config = self._objective_call(trial.params)
+        code = trial_cell_code(name, dict(trial.params), trial_id=trial.trial_id, search=header.name,
+                               values=objective_values(trial, header.objectives),
+                               on_front=trial.trial_id in front, takes_config=config)
+        return code, copy_label(trial.trial_id)
+
+    def _objective_call(self, params: dict[str, Any]) -> tuple[str | None, bool]:
+        """The objective's name in the notebook, and whether it takes one ``config`` dict."""
+        objective = self.search.objective
+        name = stored_objective_name(self.search.record) or getattr(objective, "__name__", None)
+        return name, objective is not None and takes_config(objective, list(params))
 
     def _selected_trial(self) -> int | None:
         return self.widgets.selected_trial()
@@ -151,6 +258,13 @@ class Dashboard:
         return resume_here
 
     def close(self) -> None:
-        """Stop following the search (the widgets stay as they are)."""
+        """Stop following the search (the widgets stay as they are): the refresh thread ends
+        before the store is closed."""
         self._unsubscribe()
+        self._closed.set()
+        self._dirty.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(CLOSE_TIMEOUT)
+        self.widgets.tabs.close()
         self.model.close()

@@ -16,12 +16,21 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.objectives import Objective
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
-from hpnb.core.summary import ExperimentState, ranked, summarize, trial_state
+from hpnb.core.summary import (
+    ExperimentState,
+    Ranking,
+    pareto_ranks,
+    ranked,
+    summarize,
+    trial_scores,
+    trial_state,
+)
 from hpnb.core.summary import trial_score as score
 
 FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
@@ -51,6 +60,21 @@ class Header:
     best_trial: int | None
     best_params: dict[str, Any] = field(default_factory=dict)
     message: str | None = None
+    #: what the search optimises (the summary's); with several there is a front, no best trial
+    objectives: tuple[Objective, ...] = ()
+    #: the front's trials, best first on the first objective: ``{"trial_id", "values", "params"}``
+    front: tuple[dict[str, Any], ...] = ()
+    #: how many trials the front has (``front`` may list fewer)
+    front_size: int = 0
+
+    @property
+    def is_multi_objective(self) -> bool:
+        return len(self.objectives) > 1
+
+    @property
+    def ranking(self) -> Ranking:
+        """What trials are ranked by: the objectives when there are several, else the mode."""
+        return self.objectives if self.is_multi_objective else self.mode
 
 
 def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: float) -> Header:
@@ -71,22 +95,9 @@ def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: flo
         state=summary.state.value, budget=summary.budget, done=done, running=counts["RUNNING"],
         completed=counts["COMPLETED"], failed=counts["FAILED"], stopped=counts["STOPPED"],
         elapsed=elapsed, eta=eta, best_value=summary.best_value, best_trial=summary.best_trial,
-        best_params=summary.best_params, message=summary.message,
+        best_params=summary.best_params, message=summary.message, objectives=summary.objectives,
+        front=summary.front, front_size=summary.front_size,
     )
-
-
-def format_duration(seconds: float | None) -> str:
-    """``seconds`` as ``1h02m``, ``3m05s`` or ``12s``; an em dash for None."""
-    if seconds is None or math.isnan(seconds):
-        return "—"
-    total = round(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    if minutes:
-        return f"{minutes}m{secs:02d}s"
-    return f"{secs}s"
 
 
 def format_value(value: Any) -> str:
@@ -144,6 +155,8 @@ class Curves:
         self.series: dict[tuple[int, str], Series] = {}
         self.last_seq: dict[int, int] = {}
         self.metrics: list[str] = []
+        #: whether any trial reported a metric more than once (there are curves to draw).
+        self.has_steps = False
 
     def add(self, rows: Iterable[ResultRow]) -> set[int]:
         """Take new rows (rows already seen are skipped); returns the ids of trials that changed."""
@@ -162,6 +175,7 @@ class Curves:
                 if key not in self.series:
                     self.series[key] = Series(self.max_points)
                 self.series[key].append(x, float(value))
+                self.has_steps = self.has_steps or len(self.series[key].xs) > 1
             changed.add(row.trial_id)
         return changed
 
@@ -170,6 +184,8 @@ class Curves:
         return series.points() if series is not None else ([], [])
 
 
+#: the curves plot is sent at most this many points in all, whatever the number of trials.
+MAX_CURVE_POINTS = 20_000
 #: the curve groups, drawn in this order (later on top).
 CURVE_GROUPS = ("faded", "completed", "running", "best", "selected")
 
@@ -194,11 +210,12 @@ class CurveGroup:
         self.text.extend([f"trial {trial_id}"] * len(xs))
 
 
-def curve_group_of(trial: TrialRecord, best_id: int | None, selected_id: int | None) -> str:
-    """Which group draws ``trial``: selected and best stand out, stopped and failed fade."""
+def curve_group_of(trial: TrialRecord, best_ids: Collection[int], selected_id: int | None) -> str:
+    """Which group draws ``trial``: selected and best (the best trial, or with several objectives
+    the trials of the Pareto front) stand out, stopped and failed fade."""
     if trial.trial_id == selected_id:
         return "selected"
-    if trial.trial_id == best_id:
+    if trial.trial_id in best_ids:
         return "best"
     if trial.state in ("RUNNING", "PENDING"):
         return "running"
@@ -207,14 +224,27 @@ def curve_group_of(trial: TrialRecord, best_id: int | None, selected_id: int | N
     return "faded"
 
 
+def thinned(xs: list[float], ys: list[float], count: int) -> tuple[list[float], list[float]]:
+    """At most ``count`` (>= 2) of the points, evenly spaced, always the first and the last."""
+    if len(xs) <= count:
+        return xs, ys
+    step = (len(xs) - 1) / (count - 1)
+    picks = [round(i * step) for i in range(count)]
+    return [xs[i] for i in picks], [ys[i] for i in picks]
+
+
 def curve_groups(
-    curves: Curves, trials: Sequence[TrialRecord], metric: str, best_id: int | None, selected_id: int | None
+    curves: Curves, trials: Sequence[TrialRecord], metric: str, best_ids: Collection[int],
+    selected_id: int | None, max_points: int = MAX_CURVE_POINTS,
 ) -> dict[str, CurveGroup]:
-    """The lines of the curves plot for ``metric``, one group per :data:`CURVE_GROUPS` entry."""
+    """The lines of the curves plot for ``metric``, one group per :data:`CURVE_GROUPS` entry (the
+    trials of ``best_ids`` in the "best" one); ``max_points`` points in all at most, shared
+    evenly by the trials' curves."""
     groups = {name: CurveGroup() for name in CURVE_GROUPS}
+    per_trial = max(2, max_points // max(1, len(trials)))
     for trial in sorted(trials, key=lambda t: t.trial_id):
-        xs, ys = curves.points(trial.trial_id, metric)
-        groups[curve_group_of(trial, best_id, selected_id)].add(trial.trial_id, xs, ys)
+        xs, ys = thinned(*curves.points(trial.trial_id, metric), per_trial)
+        groups[curve_group_of(trial, best_ids, selected_id)].add(trial.trial_id, xs, ys)
     return groups
 
 
@@ -229,6 +259,10 @@ class LeaderboardRow:
     state: str
     params: dict[str, Any]
     duration: float | None
+    #: with several objectives: the trial's value of each (empty without them all) and its
+    #: non-domination rank (0: on the front; None without every value)
+    values: dict[str, float] = field(default_factory=dict)
+    pareto_rank: int | None = None
 
 
 def trial_duration(trial: TrialRecord, now: float) -> float | None:
@@ -239,26 +273,30 @@ def trial_duration(trial: TrialRecord, now: float) -> float | None:
     return max(0.0, end - trial.start)
 
 
-def leaderboard_rows(trials: Sequence[TrialRecord], mode: str, now: float,
-                     search: ExperimentState = ExperimentState.RUNNING) -> list[LeaderboardRow]:
-    """Every trial, best score first; the rank counts only trials with a score."""
+def objective_values(trial: TrialRecord, objectives: Sequence[Objective]) -> dict[str, float]:
+    """``{objective: value}`` of a trial with a value for each (the summary's scores), else empty."""
+    scores = trial_scores(trial, objectives)
+    return {} if scores is None else {o.name: v for o, v in zip(objectives, scores, strict=True)}
+
+
+def leaderboard_rows(trials: Sequence[TrialRecord], ranking: Ranking, now: float,
+                     search: ExperimentState = ExperimentState.RUNNING,
+                     limit: int | None = None) -> list[LeaderboardRow]:
+    """Every trial (the first ``limit``), best first (by score for a mode; by Pareto rank, then
+    crowding for several objectives); the rank counts only trials with a score."""
+    several: Sequence[Objective] = () if isinstance(ranking, str) or len(ranking) < 2 else ranking
+    fronts = pareto_ranks(trials, several) if several else {}
     rows = []
-    for position, trial in enumerate(ranked(trials, mode), start=1):
+    for position, trial in enumerate(ranked(trials, ranking)[:limit], start=1):
         value = score(trial)
+        values = objective_values(trial, several) if several else {}
+        scored = bool(values) if several else value is not None
         rows.append(LeaderboardRow(
-            rank=position if value is not None else 0, trial_id=trial.trial_id, score=value,
+            rank=position if scored else 0, trial_id=trial.trial_id, score=value,
             state=trial_state(trial, search), params=dict(trial.params), duration=trial_duration(trial, now),
+            values=values, pareto_rank=fronts.get(trial.trial_id),
         ))
     return rows
-
-
-def leaderboard_label(row: LeaderboardRow, param_names: Sequence[str]) -> str:
-    """One fixed-width line of the leaderboard list."""
-    rank = f"{row.rank:>3}" if row.rank else "  -"
-    value = format_value(row.score) if row.score is not None else "—"
-    params = "  ".join(f"{name}={format_value(row.params.get(name))}" for name in param_names)
-    duration = format_duration(row.duration)
-    return f"{rank}  #{row.trial_id:<4} {value:>10}  {row.state:<9} {duration:>6}  {params}"
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.store import ExperimentRecord, Store, TrialRecord
-from hpnb.core.summary import ExperimentState
+from hpnb.core.store import ExperimentRecord, ResultRow, Store, TrialRecord
+from hpnb.core.summary import ExperimentState, experiment_state
 from hpnb.jupyter.dashboard import data
 
 #: at most this many result rows are read per update (the rest come with the next one).
 ROWS_PER_UPDATE = 20_000
+#: the view's leaderboard holds the best trials only (the static summary's; the table pages itself).
+LEADERBOARD_ROWS = 10
 
 
 @dataclass(frozen=True)
@@ -28,10 +30,15 @@ class View:
 
     header: data.Header
     trials: list[TrialRecord]
+    #: the best trials (:data:`LEADERBOARD_ROWS`), for the static summary
     leaderboard: list[data.LeaderboardRow]
     failures: list[data.Failure]
     events: list[dict[str, Any]]
     metrics: list[str]
+    #: the model's version it was drawn from (see :attr:`DashboardModel.version`)
+    version: int = 0
+    #: the version of its trials alone (see :attr:`DashboardModel.trials_version`)
+    trials_version: int = 0
 
 
 class DashboardModel:
@@ -47,14 +54,45 @@ class DashboardModel:
         self.experiment: ExperimentRecord | None = None
         self.trials: list[TrialRecord] = []
         self.events: list[dict[str, Any]] = []
+        #: whether the last update left result rows unread (read by the next one).
+        self.behind = False
+        #: counts the updates that changed a trial or added results: what was drawn from an
+        #: older version is drawn again, nothing else.
+        self.version = 0
+        #: counts the updates that changed a trial (what only the trials draw is drawn again).
+        self.trials_version = 0
+        self._trials_key: tuple[float, str] | None = None
 
-    def update(self) -> set[int]:
-        """Read what changed; returns the ids of trials with new results."""
+    def update(self, results: bool = True) -> set[int]:
+        """Read what changed (without ``results``: all but the new result rows, which then wait
+        for the next update); returns the ids of trials with new results."""
         self.experiment = self.store.experiment_with_id(self.experiment_id)
-        self.trials = self.store.trials(self.experiment_id)
-        rows, self.cursor = self.store.results_since(self.experiment_id, self.cursor, ROWS_PER_UPDATE)
+        trials = self._read_trials(self.experiment)
+        rows: list[ResultRow] = []
+        if results:
+            rows, self.cursor = self.store.results_since(self.experiment_id, self.cursor, ROWS_PER_UPDATE)
+        self.behind = not results or len(rows) >= ROWS_PER_UPDATE
         self.events = self.store.events(self.experiment_id)
-        return self.curves.add(rows)
+        changed = self.curves.add(rows)
+        if trials is not self.trials and trials != self.trials:
+            self.trials_version += 1
+            changed_trials = True
+        else:
+            changed_trials = False
+        if changed or changed_trials:
+            self.version += 1
+        self.trials = trials
+        return changed
+
+    def _read_trials(self, experiment: ExperimentRecord) -> list[TrialRecord]:
+        """The trials, read again unless the search is over and its record unchanged since the
+        last read (10,000 trials take a good part of a second to read and compare)."""
+        key = (experiment.updated, experiment.state)
+        over = not experiment_state(experiment, time.time()).is_active
+        if key == self._trials_key and self.trials and over:
+            return self.trials
+        self._trials_key = key
+        return self.store.trials(self.experiment_id)
 
     def view(self, state: str | None = None, now: float | None = None) -> View:
         """The current view; ``state`` replaces the stored state (e.g. INTERRUPTED, known to the handle)."""
@@ -70,11 +108,13 @@ class DashboardModel:
         return View(
             header=header,
             trials=list(self.trials),
-            leaderboard=data.leaderboard_rows(self.trials, experiment.mode, now,
-                                              ExperimentState(header.state)),
+            leaderboard=data.leaderboard_rows(self.trials, header.ranking, now,
+                                              ExperimentState(header.state), limit=LEADERBOARD_ROWS),
             failures=data.failures(self.trials),
             events=list(self.events),
             metrics=[experiment.metric, *metrics],
+            version=self.version,
+            trials_version=self.trials_version,
         )
 
     @property

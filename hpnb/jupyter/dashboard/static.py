@@ -2,7 +2,8 @@
 
 Shown where widgets are not (nbconvert, nbval, GitHub, a closed kernel). The
 text deliberately leaves out times so that a re-run of a seeded search prints
-the same summary.
+the same summary. A search with several objectives has no best trial: both list
+its Pareto front instead (the table gets a column per objective and the Pareto rank).
 
 Example:
     >>> from hpnb.jupyter.dashboard.data import Header
@@ -16,20 +17,19 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import Any
 
-from hpnb.jupyter.dashboard.data import (
-    Failure,
-    Header,
-    LeaderboardRow,
-    format_duration,
-    format_params,
-    format_value,
-)
+from hpnb.core.analysis.humane_time import duration
+from hpnb.core.objectives import goal
+from hpnb.jupyter.dashboard.data import Failure, Header, LeaderboardRow, format_params, format_value
+from hpnb.jupyter.dashboard.pareto import front_text
 
 TOP_ROWS = 5
 
 
 def _goal(header: Header) -> str:
+    if header.is_multi_objective:
+        return goal(header.objectives)
     return f"{'minimise' if header.mode == 'min' else 'maximise'} {header.metric}"
 
 
@@ -39,6 +39,8 @@ def _counts(header: Header) -> str:
 
 
 def _best(header: Header) -> str:
+    if header.is_multi_objective:
+        return front_text(header)
     if header.best_value is None:
         return "best: none yet"
     return (f"best {header.metric} = {format_value(header.best_value)} (trial {header.best_trial}: "
@@ -49,6 +51,8 @@ def summary_text(header: Header, rows: Sequence[LeaderboardRow], top: int = TOP_
     """A few lines of plain text: state, counts, best, the top trials."""
     lines = [f"hpnb search {header.name!r} ({header.strategy}, {_goal(header)}): {header.state}",
              _counts(header), _best(header)]
+    if header.is_multi_objective:
+        return "\n".join([*lines, *_front_lines(header, top)])
     scored = [row for row in rows if row.score is not None][:top]
     if scored:
         lines.append(f"top {len(scored)}:")
@@ -57,18 +61,35 @@ def summary_text(header: Header, rows: Sequence[LeaderboardRow], top: int = TOP_
     return "\n".join(lines)
 
 
+def _front_lines(header: Header, top: int) -> list[str]:
+    """The first ``top`` trials of the front (best first on the first objective), and how many more."""
+    lines = [f"  trial {entry['trial_id']}: {format_params(entry['values'])} "
+             f"({format_params(entry['params'])})" for entry in header.front[:top]]
+    more = header.front_size - len(lines)
+    return lines + ([f"  and {more} more"] if more > 0 else [])
+
+
 def _cell(value: object) -> str:
     return f"<td>{html.escape(str(value))}</td>"
 
 
-def _table(rows: Sequence[LeaderboardRow], param_names: Sequence[str], metric: str) -> str:
+def _scores(header: Header, row: LeaderboardRow) -> list[Any]:
+    """A row's metric cell, or with several objectives each one's value and the Pareto rank."""
+    if not header.is_multi_objective:
+        return [format_value(row.score) if row.score is not None else ""]
+    values = [format_value(row.values[o.name]) if o.name in row.values else "" for o in header.objectives]
+    return [*values, "" if row.pareto_rank is None else row.pareto_rank]
+
+
+def _table(rows: Sequence[LeaderboardRow], param_names: Sequence[str], header: Header) -> str:
+    metrics = [o.name for o in header.objectives] + ["Pareto rank"] if header.is_multi_objective \
+        else [header.metric]
     head = "".join(f"<th>{html.escape(name)}</th>"
-                   for name in ("rank", "trial", metric, "state", "duration", *param_names))
+                   for name in ("rank", "trial", *metrics, "state", "duration", *param_names))
     body = []
     for row in rows:
-        cells = [row.rank or "", row.trial_id, format_value(row.score) if row.score is not None else "",
-                 row.state, format_duration(row.duration),
-                 *(format_value(row.params.get(name)) for name in param_names)]
+        cells = [row.rank or "", row.trial_id, *_scores(header, row), row.state, duration(row.duration),
+                 *(format_value(row.params[name]) if name in row.params else "" for name in param_names)]
         body.append("<tr>" + "".join(_cell(c) for c in cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -80,14 +101,14 @@ def summary_html(
     failed: Sequence[Failure] = (),
     top: int = 10,
 ) -> str:
-    """An HTML block: title, counts, best, a table of the top trials, failed trials folded."""
+    """An HTML block: title, counts, best (or the front), a table of the top trials, failed trials folded."""
     parts = [
         '<div class="hpnb-static">',
         f"<h4>hpnb search {html.escape(header.name)}: {html.escape(header.state)}</h4>",
         f"<p>{html.escape(header.strategy)}, {html.escape(_goal(header))}; {html.escape(_counts(header))}; "
-        f"elapsed {format_duration(header.elapsed)}</p>",
-        f"<p>{html.escape(_best(header))}</p>",
-        _table(list(rows)[:top], param_names, header.metric),
+        f"elapsed {duration(header.elapsed)}</p>",
+        f"<p>{html.escape(front_text(header, top) if header.is_multi_objective else _best(header))}</p>",
+        _table(list(rows)[:top], param_names, header),
     ]
     for failure in failed[:top]:
         parts.append(

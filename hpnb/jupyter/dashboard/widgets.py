@@ -8,22 +8,41 @@ refresh thread. Parts whose content did not change are not sent again.
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
-from hpnb.jupyter.dashboard import data, figures
-from hpnb.jupyter.dashboard.axes import parallel_coordinates
-from hpnb.jupyter.dashboard.controls import Controls
+from hpnb.core.analysis.humane_time import duration
+from hpnb.core.objectives import Objective
+from hpnb.jupyter.dashboard import data, pareto, trial_log
+from hpnb.jupyter.dashboard.controls import Controls, selected_state
+from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
 from hpnb.jupyter.dashboard.model import DashboardModel, View
+from hpnb.jupyter.dashboard.table import table_page
+from hpnb.jupyter.dashboard.table_widget import TrialTable
+from hpnb.jupyter.dashboard.tabs import InsightTabs
 
 _STATE_COLORS = {"RUNNING": "#f58518", "COMPLETED": "#2ca02c", "STOPPED": "#7f7f7f", "FAILED": "#d62728",
                  "INTERRUPTED": "#9467bd", "CREATED": "#4c78a8"}
-_STYLE = ("<style>.hpnb-mono select, .hpnb-mono option {font-family: var(--jp-code-font-family, monospace);"
-          " font-size: 12px}</style>")
-LEADERBOARD_ROWS = 50
 EVENTS_SHOWN = 5
+
+
+#: trials of the front the header names (the rest are counted).
+FRONT_NAMED = 8
+
+
+def front_html(header: data.Header) -> str:
+    """With several objectives, instead of a best value: the front's size, objectives and trials."""
+    return f"<span class='hpnb-front'>{html.escape(pareto.front_text(header, FRONT_NAMED))}</span>"
+
+
+def _goal(header: data.Header) -> str:
+    """``min val_loss``, or every objective's with several."""
+    if header.is_multi_objective:
+        return ", ".join(f"{o.mode} {o.name}" for o in header.objectives)
+    return f"{'min' if header.mode == 'min' else 'max'} {header.metric}"
 
 
 def title_html(header: data.Header) -> str:
@@ -31,9 +50,10 @@ def title_html(header: data.Header) -> str:
     best = ("best: —" if header.best_value is None else
             f"best {html.escape(header.metric)} <b>{data.format_value(header.best_value)}</b> "
             f"(trial {header.best_trial}: {html.escape(data.format_params(header.best_params))})")
-    goal = "min" if header.mode == "min" else "max"
+    if header.is_multi_objective:
+        best = front_html(header)
     return (f"<b>{html.escape(header.name)}</b> &middot; {html.escape(header.strategy)} &middot; "
-            f"{goal} {html.escape(header.metric)} &middot; "
+            f"{html.escape(_goal(header))} &middot; "
             f"<span style='color:{color};font-weight:bold'>{header.state}</span><br>{best}"
             f"{message_html(header.message)}")
 
@@ -49,7 +69,7 @@ def message_html(message: str | None, lines: int = 3, width: int = 300) -> str:
 def counts_html(header: data.Header) -> str:
     return (f"{header.done}/{header.budget} done &middot; {header.running} running &middot; "
             f"{header.failed} failed &middot; {header.stopped} stopped &middot; "
-            f"elapsed {data.format_duration(header.elapsed)} &middot; ETA {data.format_duration(header.eta)}")
+            f"elapsed {duration(header.elapsed)} &middot; ETA {duration(header.eta)}")
 
 
 def failures_html(failed: Sequence[data.Failure]) -> str:
@@ -76,47 +96,56 @@ def events_html(events: Sequence[dict[str, Any]]) -> str:
 
 
 class DashboardWidgets:
-    """Every widget of one dashboard, laid out in :attr:`root`."""
+    """Every widget of one dashboard, laid out in :attr:`root`.
 
-    def __init__(self, model: DashboardModel, controls: Controls, strategy: str) -> None:
+    Args:
+        model: what the dashboard read from the store.
+        controls: the control bar.
+        strategy: the search's strategy (PBT gets the lineage tab).
+        objectives: what the search optimises (several get the Pareto front).
+    """
+
+    def __init__(self, model: DashboardModel, controls: Controls, strategy: str,
+                 objectives: Sequence[Objective] = ()) -> None:
         self.model = model
         self.controls = controls
         self.title = widgets.HTML()
         self.progress = widgets.IntProgress(min=0, max=1, value=0, description="trials",
                                             layout={"width": "40%"})
         self.counts = widgets.HTML()
-        self.metric = widgets.Dropdown(description="metric", options=[""], layout={"display": "none"})
-        self.curves = figures.make_curves_figure()
-        self.parcoords = figures.make_parcoords_figure()
-        self.leaderboard = widgets.Select(options=[("(no trials yet)", -1)], rows=10,
-                                          layout={"width": "100%"})
-        self.leaderboard.add_class("hpnb-mono")
         self.failures = widgets.HTML()
         self.events = widgets.HTML()
-        self.lineage = figures.make_lineage_figure() if strategy == "pbt" else None
+        self.tabs = InsightTabs(model, strategy, self.selected_trial, objectives, select=self.select_trial)
+        self.table = TrialTable()
+        self.copy_best = CopyBestButton()
+        self.log = widgets.HTML(trial_log.HINT)
         parts: list[Any] = [
-            widgets.HTML(_STYLE), self.title, widgets.HBox([self.progress, self.counts]), controls.box,
-            self.events, self.metric, self.curves, self.parcoords,
-            widgets.HTML("<b>leaderboard</b> (select a trial to highlight its curve)"), self.leaderboard,
-            self.failures,
+            self.title, widgets.HBox([self.progress, self.counts]), controls.box, self.events, self.tabs.box,
+            self._trials_box(), self.failures,
         ]
-        if self.lineage is not None:
-            parts += [widgets.HTML("<b>population lineage</b>"), self.lineage]
         self.root = widgets.VBox(parts)
+        self.copy_best.anchor = self.root.model_id
         self._sent: dict[str, Any] = {}
+        self._view: View | None = None
+
+    def _trials_box(self) -> widgets.VBox:
+        title = widgets.HTML("<b>trials</b> (click a header to sort, a row to select)")
+        bar = widgets.HBox([title, self.copy_best], layout={"justify_content": "space-between"})
+        box = widgets.VBox([bar, self.table, self.log])
+        box.add_class("hpnb-trials")
+        return box
 
     def selected_trial(self) -> int | None:
-        value = self.leaderboard.value
-        return None if value is None or value < 0 else int(value)
+        return self.table.selected_trial
 
-    def _changed(self, part: str, signature: Any) -> bool:
-        if self._sent.get(part) == signature:
-            return False
-        self._sent[part] = signature
-        return True
+    def select_trial(self, trial_id: int | None) -> None:
+        """Select ``trial_id`` (None: none) as a click on its row does."""
+        self.table.selected = -1 if trial_id is None else trial_id
 
-    def render(self, view: View, live: bool) -> None:
-        """Draw ``view``; only parts that changed are sent to the front end."""
+    def render(self, view: View, live: bool, plots: bool = True) -> None:
+        """Draw ``view``; only parts that changed are sent to the front end. Without ``plots``
+        the plots are left for a later render (see :meth:`InsightTabs.render`)."""
+        self._view = view
         header = view.header
         self.title.value = title_html(header)
         self.progress.max = max(1, header.budget)
@@ -124,42 +153,29 @@ class DashboardWidgets:
         self.counts.value = counts_html(header)
         self.events.value = events_html(view.events)
         self.failures.value = failures_html(view.failures)
-        self._render_metrics(view.metrics)
-        self._render_leaderboard(view)
-        selected = self.selected_trial()
-        running = {t.trial_id for t in view.trials if t.state == "RUNNING"}
-        self.controls.update(header.state, live, selected in running)
-        self.render_curves(view)
-        coords = parallel_coordinates(self.model.space, view.trials, header.metric, header.mode)
-        if self._changed("parcoords", (coords.trial_ids, coords.colors)):
-            figures.update_parcoords(self.parcoords, coords)
-        if self.lineage is not None:
-            lineage = data.lineage(self.model.curves, view.trials, header.metric)
-            if self._changed("lineage", (len(lineage.points), len(lineage.exploits))):
-                figures.update_lineage(self.lineage, lineage.points, lineage.exploits)
+        self.render_table()
+        self.controls.update(header.state, live, selected_state(view.trials, self.selected_trial()))
+        self.tabs.render(view, draw=plots)
 
-    def _render_metrics(self, metrics: list[str]) -> None:
-        if tuple(self.metric.options) != tuple(metrics) and metrics:
-            current = self.metric.value
-            self.metric.options = metrics
-            self.metric.value = current if current in metrics else metrics[0]
-        self.metric.layout.display = "" if len(metrics) > 1 else "none"
+    def render_table(self) -> None:
+        """The table's page for its current sort and page (also after a click on them)."""
+        view = self._view
+        if view is None:
+            return
+        header, now = view.header, time.time()
+        ticking = int(now) if header.running else None  # running trials' durations grow
+        table = self.table
+        key = (view.trials_version, header.state, table.sort, table.descending, table.page, ticking)
+        if self._sent.get("table") == key:
+            return
+        self._sent["table"] = key
+        self.table.show(table_page(view.trials, header.mode, header.state, self.model.param_names,
+                                   header.metric, now=now, sort=self.table.sort,
+                                   descending=self.table.descending, page=self.table.page,
+                                   objectives=header.objectives))
 
-    def _render_leaderboard(self, view: View) -> None:
-        names = self.model.param_names
-        options = [(data.leaderboard_label(row, names), row.trial_id)
-                   for row in view.leaderboard[:LEADERBOARD_ROWS]]
-        if options and self._changed("leaderboard", tuple(options)):
-            selected = self.leaderboard.value
-            self.leaderboard.options = options
-            ids = [trial_id for _, trial_id in options]
-            self.leaderboard.value = selected if selected in ids else None
-
-    def render_curves(self, view: View) -> None:
-        metric = self.metric.value or view.header.metric
-        groups = data.curve_groups(self.model.curves, view.trials, metric, view.header.best_trial,
-                                   self.selected_trial())
-        signature = (metric, tuple(len(g.x) for g in groups.values()),
-                     tuple(tuple(g.y[-1:]) for g in groups.values()))
-        if self._changed("curves", signature):
-            figures.update_curves(self.curves, groups, metric)
+    def set_best_code(self, code: str, label: str = "") -> None:
+        """The code "Copy ... as a cell" inserts, and the button's label ("" for the usual one)."""
+        with self.copy_best.hold_sync():
+            self.copy_best.code = code
+            self.copy_best.label = label or COPY_BEST

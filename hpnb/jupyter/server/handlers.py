@@ -8,17 +8,22 @@ JSON ``message`` says which file and what to do. The store is opened read-only p
 request; the stop route sets only the stop flag.
 
 Routes:
-    GET  /hpnb/api/experiments                         every experiment, newest first
-    GET  /hpnb/api/experiments/NAME                    one experiment
-    GET  /hpnb/api/experiments/NAME/trials?offset=&limit=
+    GET  /hpnb/api/experiments                         every experiment, newest first (with several
+                                                       objectives: the front's size, not its trials)
+    GET  /hpnb/api/experiments/NAME                    one experiment (its Pareto front too)
+    GET  /hpnb/api/experiments/NAME/trials?offset=&limit=   trials with their objective values,
+                                                       rank and Pareto rank
     GET  /hpnb/api/experiments/NAME/results?after=&limit=[&trial=ID]
+    GET  /hpnb/api/experiments/NAME/trials/ID/logs      what trial ID printed, its error, worker, memory
     POST /hpnb/api/experiments/NAME/stop               ask a running search to stop
+    and the routes of the experiment view's plots, in :mod:`hpnb.jupyter.server.insight`
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +33,10 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from hpnb.core.store import InvalidName, Store, StoreError, UnknownExperiment, validate_name
+from hpnb.core.store import InvalidName, Store, StoreError, UnknownExperiment, UnknownTrial, validate_name
+from hpnb.core.trial_log import read_trial_log
+from hpnb.jupyter.server.ranking import search_ranking
+from hpnb.jupyter.server.trials_cache import trials_of
 from hpnb.jupyter.server.views import experiment_json, result_json, search_state, trial_json
 
 T = TypeVar("T")
@@ -41,6 +49,7 @@ MAX_POSITION = 2**53
 STOPPABLE = ("CREATED", "RUNNING")
 
 _NAME_SEGMENT = r"(?P<name>[^/]+)"
+_TRIAL_SEGMENT = r"(?P<trial>[^/]+)"
 
 
 class HpnbHandler(APIHandler):
@@ -63,7 +72,7 @@ class HpnbHandler(APIHandler):
 
         try:
             return await asyncio.get_running_loop().run_in_executor(None, run)
-        except UnknownExperiment as err:
+        except (UnknownExperiment, UnknownTrial) as err:
             raise web.HTTPError(404, str(err)) from err
         except StoreError as err:
             raise web.HTTPError(503, str(err)) from err
@@ -93,7 +102,9 @@ class ExperimentsHandler(HpnbHandler):
     @authorized
     async def get(self) -> None:
         def work(store: Store) -> list[dict[str, Any]]:
-            return [experiment_json(e, store.trials(e.id)) for e in store.experiments()]
+            # the list is polled: each search's front is left out (its size stays), the view reads it
+            return [{key: value for key, value in experiment_json(e, trials_of(store, e)).items()
+                     if key != "front"} for e in store.experiments()]
 
         self.write_json({"experiments": await self.in_store(work)})
 
@@ -106,7 +117,7 @@ class ExperimentHandler(HpnbHandler):
 
         def work(store: Store) -> dict[str, Any]:
             record = store.experiment(name)
-            body = experiment_json(record, store.trials(record.id))
+            body = experiment_json(record, trials_of(store, record))
             body["spec"] = record.spec
             return body
 
@@ -123,8 +134,9 @@ class TrialsHandler(HpnbHandler):
 
         def work(store: Store) -> dict[str, Any]:
             record = store.experiment(name)
-            trials, state = store.trials(record.id), search_state(record)
-            page = [trial_json(trial, state) for trial in trials[offset : offset + limit]]
+            trials, state = trials_of(store, record), search_state(record)
+            ranking = search_ranking(store.path, record, trials)
+            page = [{**trial_json(t, state), **ranking.row(t)} for t in trials[offset : offset + limit]]
             return {"trials": page, "total": len(trials), "offset": offset, "limit": limit}
 
         self.write_json(await self.in_store(work))
@@ -150,6 +162,25 @@ class ResultsHandler(HpnbHandler):
                 rows = store.results(experiment_id, trial_id=trial, after=after, limit=limit)
                 cursor = rows[-1].seq if rows else after
             return {"results": [result_json(row) for row in rows], "next": cursor}
+
+        self.write_json(await self.in_store(work))
+
+
+class TrialLogHandler(HpnbHandler):
+    """One trial's log (:class:`hpnb.core.trial_log.TrialLog` as JSON); 404 names the trial ids
+    the search has."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, name: str, trial: str) -> None:
+        name = self.checked_name(name)
+        if not trial.isascii() or not trial.isdigit() or int(trial) > MAX_POSITION:
+            raise web.HTTPError(400, f"trial: {trial!r} is not allowed; use a trial id, an integer "
+                                     f"from 0 to {MAX_POSITION}")
+        trial_id = int(trial)
+
+        def work(store: Store) -> dict[str, Any]:
+            return read_trial_log(store, store.experiment(name), trial_id, time.time()).to_json()
 
         self.write_json(await self.in_store(work))
 
@@ -181,6 +212,10 @@ def register_handlers(web_app: Any, store_path: Path) -> None:
         (url_path_join(base, _NAME_SEGMENT), ExperimentHandler),
         (url_path_join(base, _NAME_SEGMENT, "trials"), TrialsHandler),
         (url_path_join(base, _NAME_SEGMENT, "results"), ResultsHandler),
+        (url_path_join(base, _NAME_SEGMENT, "trials", _TRIAL_SEGMENT, "logs"), TrialLogHandler),
         (url_path_join(base, _NAME_SEGMENT, "stop"), StopHandler),
     ]
+    from hpnb.jupyter.server.insight import insight_routes  # its handlers build on HpnbHandler
+
+    routes += insight_routes(url_path_join(web_app.settings["base_url"], "hpnb", "api"))
     web_app.add_handlers(".*$", [(pattern, handler, options) for pattern, handler in routes])

@@ -6,10 +6,12 @@ import inspect
 import math
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.numbers import metric_number, metric_numbers
+from hpnb.runner.worker.capture import capturing
 from hpnb.runner.worker.reporting import TrialChannel, TrialContext, TrialStopped, set_current
 
 
@@ -23,6 +25,14 @@ class TrialTask:
     params: dict[str, Any]
     metric: str
     checkpoint: bytes | None = None
+    #: where the trial waits for the driver's verdict (the search's rules and strategy).
+    decision_points: DecisionPoints = field(default_factory=DecisionPoints)
+    #: the step the attempt continues from (its checkpoint's), None on a fresh start.
+    start_step: int | None = None
+    #: seconds a trial waits for a verdict before it continues on its own.
+    verdict_timeout: float = 10.0
+    #: every objective's metric, ``metric`` first, when the search has several.
+    objectives: tuple[str, ...] = ()
 
 
 def takes_config(objective: Callable[..., Any], names: list[str]) -> bool:
@@ -55,16 +65,27 @@ def call_objective(objective: Callable[..., Any], params: dict[str, Any]) -> Any
     return objective(**params)
 
 
-def returned_metrics(value: Any, metric: str) -> dict[str, Any]:
-    """The metrics an objective's return value stands for.
+def returned_metrics(value: Any, metric: str, objectives: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The metrics an objective's return value stands for: a dict as it is, a number for ``metric``,
+    and, in a search with several ``objectives``, a tuple or list of one value per objective.
+
+    Example:
+        >>> returned_metrics((0.25, 12), "loss", ("loss", "latency_ms"))
+        {'loss': 0.25, 'latency_ms': 12}
 
     Raises:
-        TypeError: for a return value that is neither a number, a mapping nor None.
+        TypeError: for a return value that is neither a number, a mapping nor None, or a
+            tuple that does not hold one value per objective.
     """
     if value is None:
         return {}
     if isinstance(value, Mapping):
         return metric_numbers(value)
+    if len(objectives) > 1 and isinstance(value, (tuple, list)):
+        if len(value) != len(objectives):
+            raise TypeError(f"the objective returned {len(value)} values for {len(objectives)} objectives "
+                            f"({', '.join(objectives)}); return one value per objective, or a dict")
+        return metric_numbers(dict(zip(objectives, value, strict=True)))
     try:
         return {metric: metric_number(metric, value)}
     except TypeError:
@@ -74,14 +95,16 @@ def returned_metrics(value: Any, metric: str) -> dict[str, Any]:
         ) from None
 
 
-def target_problem(metrics: Mapping[str, Any], metric: str) -> str | None:
-    """Why ``metrics`` cannot score a trial (missing or non-finite target), or None."""
-    if metric not in metrics:
-        known = ", ".join(sorted(metrics)) or "none"
-        return f"the objective did not report the target metric {metric!r} (reported: {known})"
-    value = metrics[metric]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return f"the target metric {metric!r} is not a finite number (got {value!r})"
+def target_problem(metrics: Mapping[str, Any], metric: str, others: tuple[str, ...] = ()) -> str | None:
+    """Why ``metrics`` cannot score a trial (a target missing or not finite: ``metric``, or any of
+    a search's several objectives, ``others``), or None."""
+    for name in others or (metric,):
+        if name not in metrics:
+            known = ", ".join(sorted(metrics)) or "none"
+            return f"the objective did not report the target metric {name!r} (reported: {known})"
+        value = metrics[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return f"the target metric {name!r} is not a finite number (got {value!r})"
     return None
 
 
@@ -90,26 +113,31 @@ def run_trial(objective: Callable[..., Any], task: TrialTask, channel: TrialChan
 
     Returns:
         ``{"status": "ok" | "stopped" | "failed", "metrics": {...}, "last_seq": n,
-        "error": traceback or None}``.
+        "error": traceback or None, "log": what it printed}`` (``log``: a message of
+        :meth:`~hpnb.core.trial_output.TrialOutput.to_message`, see :mod:`~hpnb.runner.worker.capture`).
     """
-    context = TrialContext(task.experiment, task.trial_id, task.attempt, channel, task.checkpoint)
+    context = TrialContext(task.experiment, task.trial_id, task.attempt, channel, task.checkpoint,
+                           decision_points=task.decision_points, last_step=task.start_step,
+                           verdict_timeout=task.verdict_timeout)
     set_current(context)
     status, error, returned = "ok", None, None
-    try:
-        returned = call_objective(objective, task.params)
-    except TrialStopped:
-        status = "stopped"
-    except BaseException:  # KeyboardInterrupt, SystemExit and the like from user code fail the trial only
-        status, error = "failed", traceback.format_exc()
-    finally:
+    with capturing(task.experiment, task.trial_id, task.attempt) as captured:
         try:
-            context.flush()
+            returned = call_objective(objective, task.params)
+        except TrialStopped:
+            status = "stopped"
+        except BaseException:  # KeyboardInterrupt, SystemExit and the like from user code fail the trial only
+            status, error = "failed", traceback.format_exc()
         finally:
-            set_current(None)
+            try:
+                context.flush()
+            finally:
+                set_current(None)
     metrics = dict(context.last_metrics)
     if status == "ok":
         try:
-            metrics.update(returned_metrics(returned, task.metric))
+            metrics.update(returned_metrics(returned, task.metric, task.objectives))
         except TypeError as exc:
             status, error = "failed", f"TypeError: {exc}"
-    return {"status": status, "metrics": metrics, "last_seq": context.seq, "error": error}
+    return {"status": status, "metrics": metrics, "last_seq": context.seq, "error": error,
+            "log": captured.output(task.attempt).to_message()}

@@ -3,6 +3,14 @@
 A trial runs inside :func:`run_trial` on a Dask worker thread (or in-process
 for tests). Reports are buffered and sent to the driver in batches through a
 sink; a stop check runs at most every :data:`STOP_CHECK_INTERVAL` seconds.
+
+At a decision point of the search (a rung of ASHA, a ready step of population-based
+training: :class:`~hpnb.core.decision_points.DecisionPoints`), ``report`` sends what
+it holds and waits for the driver's verdict: it returns on ``continue`` and raises
+:class:`TrialStopped` on ``stop``, ``pause`` or ``exploit``, so the decision lands at
+that very step. The wait is bounded: with no verdict after ``verdict_timeout``
+seconds (the driver is gone or stalled) the trial continues and says so in its next
+batch.
 Outside a search, :func:`report` does nothing and :func:`load_checkpoint`
 returns None, so the same objective runs plainly.
 """
@@ -16,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.numbers import metric_number, metric_numbers
 
 #: a batch is sent once it holds this many results ...
@@ -24,6 +33,8 @@ BATCH_SIZE = 200
 BATCH_INTERVAL = 0.05
 #: how often (seconds) a reporting trial asks whether it must stop.
 STOP_CHECK_INTERVAL = 0.2
+#: the verdict that lets a trial go on; any other ends its attempt (stop, pause, exploit).
+CONTINUE = "continue"
 
 
 class TrialStopped(Exception):
@@ -41,10 +52,13 @@ class TrialChannel:
     Attributes:
         send: sends one batch (a dict, msgpack-serialisable) to the driver.
         should_stop: True once the driver asked this trial to stop.
+        await_verdict: waits at most ``timeout`` seconds for the driver's verdict on ``step``;
+            None when none came.
     """
 
     send: Callable[[dict[str, Any]], None]
     should_stop: Callable[[], bool]
+    await_verdict: Callable[[int, float], str | None] = lambda step, timeout: CONTINUE
 
 
 @dataclass
@@ -62,11 +76,27 @@ class TrialContext:
     last_stop_check: float = field(default_factory=time.monotonic)
     stop_requested: bool = False
     last_metrics: dict[str, Any] = field(default_factory=dict)
+    decision_points: DecisionPoints = field(default_factory=DecisionPoints)
+    #: the latest step reported in this attempt (the checkpoint's step when it resumed from one).
+    last_step: int | None = None
+    verdict_timeout: float = 10.0
+    stop_reason: str = "by the driver"
+    #: decision steps at which no verdict came in time, not yet told to the driver.
+    unanswered: list[int] = field(default_factory=list)
 
     def add(self, step: int | None, metrics: dict[str, Any], checkpoint: bytes | None) -> None:
         self.seq += 1
-        self.buffer.append([self.seq, step, time.time(), metrics, checkpoint])
+        row: list[Any] = [self.seq, step, time.time(), metrics, checkpoint]
+        if step is not None:
+            if self.decision_points.crossed(self.last_step, step):
+                row.append(True)  # this trial waits for a verdict on this row
+            self.last_step = step
+        self.buffer.append(row)
         self.last_metrics = metrics
+        if len(row) > 5:
+            self.flush()
+            self.await_verdict(step)  # type: ignore[arg-type]
+            return
         now = time.monotonic()
         if checkpoint is not None or len(self.buffer) >= BATCH_SIZE or now - self.last_send >= BATCH_INTERVAL:
             self.flush()
@@ -74,10 +104,21 @@ class TrialContext:
             self.last_stop_check = now
             self.stop_requested = self.stop_requested or self.channel.should_stop()
 
+    def await_verdict(self, step: int) -> None:
+        verdict = self.channel.await_verdict(step, self.verdict_timeout)
+        if verdict is None:
+            self.unanswered.append(step)
+        elif verdict != CONTINUE:
+            self.stop_requested = True
+            self.stop_reason = f"{verdict} at step {step}"
+
     def flush(self) -> None:
         if self.buffer:
             rows, self.buffer = self.buffer, []
-            self.channel.send({"trial": self.trial_id, "attempt": self.attempt, "rows": rows})
+            batch: dict[str, Any] = {"trial": self.trial_id, "attempt": self.attempt, "rows": rows}
+            if self.unanswered:
+                batch["unanswered"], self.unanswered = self.unanswered, []
+            self.channel.send(batch)
         self.last_send = time.monotonic()
 
 
@@ -119,7 +160,7 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
     context.add(step, clean, blob)
     if context.stop_requested:
         context.flush()
-        raise TrialStopped(f"trial {context.trial_id} was asked to stop")
+        raise TrialStopped(f"trial {context.trial_id} was asked to stop ({context.stop_reason})")
 
 
 def load_checkpoint() -> Any:

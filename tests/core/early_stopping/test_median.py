@@ -20,7 +20,7 @@ def run(rule: MedianStopping, rows: list[tuple[int, int, float, Decision]]) -> N
 
 
 def test_best_so_far_against_median_of_others() -> None:
-    rule = MedianStopping(mode="min", grace=1, min_trials=2)
+    rule = MedianStopping(mode="min", every=1, grace=1, min_trials=2)
     run(rule, [
         # trial step value  expected     others that reached the step (their best <= step) -> median
         (A, 1, 0.90, C),   # none                                   -> too few, continue
@@ -36,7 +36,7 @@ def test_best_so_far_against_median_of_others() -> None:
 
 
 def test_others_use_their_latest_result_at_or_before_the_step() -> None:
-    rule = MedianStopping(mode="min", grace=1, min_trials=1)
+    rule = MedianStopping(mode="min", every=1, grace=1, min_trials=1)
     run(rule, [
         (A, 1, 0.50, C),
         (A, 4, 0.20, C),
@@ -49,8 +49,8 @@ def test_others_use_their_latest_result_at_or_before_the_step() -> None:
 
 def test_running_average_and_best_differ() -> None:
     rows = [(A, 1, 1.0), (A, 2, 0.2), (B, 1, 0.5), (B, 2, 0.65)]
-    average = MedianStopping(mode="min", min_trials=1, use="average")
-    best = MedianStopping(mode="min", min_trials=1, use="best")
+    average = MedianStopping(mode="min", every=1, min_trials=1, use="average")
+    best = MedianStopping(mode="min", every=1, min_trials=1, use="best")
     # at step 2: A's average (1.0 + .2) / 2 = .60, B's average (.5 + .65) / 2 = .575 -> continue
     #            A's best .2, B's best .5 -> stop
     assert [average.on_result(*r) for r in rows][-1] is C
@@ -58,7 +58,7 @@ def test_running_average_and_best_differ() -> None:
 
 
 def test_grace_protects_early_steps() -> None:
-    rule = MedianStopping(mode="min", grace=3, min_trials=1)
+    rule = MedianStopping(mode="min", every=1, grace=3, min_trials=1)
     run(rule, [
         (A, 1, 0.1, C), (B, 1, 0.9, C),   # worse than A but step 1 < grace 3
         (A, 2, 0.1, C), (B, 2, 0.9, C),   # step 2 < grace
@@ -67,17 +67,17 @@ def test_grace_protects_early_steps() -> None:
 
 
 def test_max_mode_prefers_higher_values() -> None:
-    rule = MedianStopping(mode="max", min_trials=1)
+    rule = MedianStopping(mode="max", every=1, min_trials=1)
     run(rule, [(A, 1, 0.9, C), (B, 1, 0.5, S), (Cc, 1, 0.95, C)])
 
 
 def test_nan_counts_as_worst() -> None:
-    rule = MedianStopping(mode="min", min_trials=1)
+    rule = MedianStopping(mode="min", every=1, min_trials=1)
     run(rule, [(A, 1, 0.9, C), (B, 1, float("nan"), S)])
 
 
 def test_a_rewound_trial_replaces_its_later_results() -> None:
-    rule = MedianStopping(mode="min", min_trials=1, use="average")
+    rule = MedianStopping(mode="min", every=1, min_trials=1, use="average")
     for step, value in ((1, 0.1), (2, 0.1), (3, 0.1), (2, 0.9)):
         rule.on_result(A, step, value)
     assert rule.state_dict() == {"trials": [[A, [[1, 0.1], [2, 0.9]]]]}
@@ -94,10 +94,21 @@ def test_a_rewound_trial_replaces_its_later_results() -> None:
 ])
 def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
     with pytest.raises(SpecError) as error:
-        MedianStopping(mode="min", **options)
+        MedianStopping(mode="min", every=1, **options)
     assert error.value.path == field
 
 
 def test_misspelled_option_gets_a_suggestion() -> None:
     with pytest.raises(SpecError, match="did you mean 'min_trials'"):
-        MedianStopping(mode="min", min_trial=3)
+        MedianStopping(mode="min", every=1, min_trial=3)
+
+
+def test_every_judges_only_at_grace_and_every_steps_after() -> None:
+    rule = MedianStopping(mode="min", grace=2, every=3, min_trials=1)
+    for step in range(1, 12):
+        rule.on_result(0, step, 0.1)
+    judged = [step for step in range(1, 12) if rule.on_result(1, step, 0.9) is Decision.STOP]
+    assert judged == [2, 5, 8, 11]  # worse than the median at every step, judged at decision steps only
+    points = rule.decision_points()
+    assert [s for s in range(1, 12) if points.crossed(s - 1, s)] == [2, 5, 8, 11]
+    assert points.crossed(5, 8) and not points.crossed(5, 7)

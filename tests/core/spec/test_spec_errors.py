@@ -226,3 +226,22 @@ def test_spec_error_survives_pickling() -> None:
         parse_spec("metric: loss\ntrials: 0\n")
     again = pickle.loads(pickle.dumps(caught.value))
     assert str(again) == str(caught.value)
+
+
+@pytest.mark.parametrize(("strategy", "path", "message"), [
+    ("{name: random, synch: true}", "strategy.synch", "is not an option of the random strategy"),
+    ("{name: pbt, synch: yes please}", "strategy.synch", "must be true or false"),
+    ("{name: pbt, ready: 8, max_steps: 5}", "strategy.ready", "is more than max_steps"),
+])
+def test_synchronous_pbt_options_name_the_field(strategy: str, path: str, message: str) -> None:
+    text = f"metric: loss\nparameters:\n  lr: {{min: 0.1, max: 1.0}}\nstrategy: {strategy}\n"
+    with pytest.raises(SpecError, match=message) as error:
+        parse_spec(text)
+    assert error.value.path == path and error.value.line == 4
+
+
+def test_median_every_must_be_a_positive_integer() -> None:
+    with pytest.raises(SpecError, match=r"early_stopping\.every") as error:
+        parse_spec("metric: loss\nparameters: {lr: {min: 0.1, max: 1.0}}\n"
+                   "early_stopping: {rule: median, every: 0}\n")
+    assert error.value.line == 3

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from hpnb.core.early_stopping.base import Decision
 from hpnb.core.errors import SpecError
 from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
 from hpnb.core.strategies import strategy_class
@@ -100,7 +101,7 @@ def test_after_copying_a_member_is_no_donor_until_it_checkpoints_again() -> None
     assert result(pbt, 0, 3, 5.0) == Exploit(0, 3, 1, 2, pbt.members()[0])
 
 
-def test_failed_member_is_no_donor_and_max_steps_ends_decisions() -> None:
+def test_failed_member_is_no_donor_and_max_steps_ends_the_member() -> None:
     pbt = make(population=2, ready=1, max_steps=3)
     start(pbt)
     result(pbt, 0, 1, 0.1)
@@ -109,7 +110,7 @@ def test_failed_member_is_no_donor_and_max_steps_ends_decisions() -> None:
     pbt = make(population=2, ready=1, max_steps=3)
     start(pbt)
     result(pbt, 0, 3, 0.1)
-    assert result(pbt, 1, 3, 0.9) is None                  # step 3 >= max_steps
+    assert result(pbt, 1, 3, 0.9) is Decision.STOP         # step 3 = max_steps: it trained its budget
 
 
 def test_mode_max_mirrors_mode_min() -> None:

@@ -1,0 +1,101 @@
+"""The first ``%%hpsearch`` cell of a fresh kernel: how long until it returns, and until its
+dashboard shows the live view (the local cluster up, trials running).
+
+Each round starts a new kernel (its own ``HPNB_HOME``), loads the extension and defines the
+objective, waits ``--pause`` seconds (a user writing the cell; 0 is a notebook run top to
+bottom), then runs the cell and times, from the request: the cell's reply, the first dashboard
+title showing RUNNING without "starting the local cluster", and the search's end.
+
+Goal: the cell returns in under 0.5 s.
+
+    python benchmarks/cold_cell.py [--rounds N] [--pause S ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.jupyter.kernel_session import KernelSession
+
+OBJECTIVE = """
+import time
+import hpnb
+
+def train(x, steps=20):
+    for step in range(steps):
+        hpnb.report(step=step, loss=x + 1.0 / (step + 1))
+        time.sleep(0.05)
+    return {"loss": x}
+"""
+
+CELL = """%%hpsearch train --name cold --trials 4
+metric: loss
+parameters:
+  x: {min: 0.0, max: 1.0}
+resources: {workers: 2}
+"""
+
+
+def _titles(session: KernelSession) -> list[str]:
+    """Every value the dashboard's title was sent so far, in order."""
+    for comm_id, state in session.widget_comms("HTMLModel"):
+        values = [state.get("value", ""), *session.updates(comm_id, "value")]
+        if any("<b>cold</b>" in value for value in values):
+            return values
+    return []
+
+
+def _live(value: str) -> bool:
+    return "RUNNING" in value and "starting the local cluster" not in value
+
+
+def one_round(pause: float) -> tuple[float, float, float]:
+    """Seconds from the cell's request to its reply, to the live view, to the search's end."""
+    with tempfile.TemporaryDirectory() as home:
+        session = KernelSession(Path(home))
+        try:
+            session.run("%load_ext hpnb\n" + OBJECTIVE)
+            time.sleep(pause)
+            sent = time.perf_counter()
+            reply, returned = session.execute(CELL)
+            assert reply["content"]["status"] == "ok", reply["content"]
+            live = ended = None
+            deadline = time.monotonic() + 120
+            while ended is None and time.monotonic() < deadline:
+                now = time.perf_counter() - sent
+                values = _titles(session)
+                if live is None and any(_live(value) or "COMPLETED" in value for value in values):
+                    live = now
+                if values and "COMPLETED" in values[-1]:
+                    ended = now
+                time.sleep(0.02)
+            assert live is not None and ended is not None, "the dashboard never showed the search end"
+            session.run("import hpnb.cluster.connect as c; c.shutdown_local()")
+            return returned, live, ended
+        finally:
+            session.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pause", type=float, nargs="+", default=[3.0, 0.0])
+    args = parser.parse_args()
+    print("| pause before the cell | cell returned (median, max) | live view (median) "
+          "| search ended (median) |")
+    print("| --- | --- | --- | --- |")
+    for pause in args.pause:
+        rounds = [one_round(pause) for _ in range(args.rounds)]
+        returned, live, ended = (sorted(column) for column in zip(*rounds))
+        print(f"| {pause:g} s | {statistics.median(returned):.2f} s, {returned[-1]:.2f} s "
+              f"| {statistics.median(live):.2f} s | {statistics.median(ended):.2f} s |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+"""A Katib v1beta1 Experiment as an hpnb spec.
+
+:func:`import_katib` reads the YAML text of a Katib ``Experiment``
+(``apiVersion: kubeflow.org/v1beta1``) safely, with the line of every field,
+and returns a :class:`KatibImport`: the validated :class:`ExperimentSpec`, the
+same spec as plain data (what ``hpnb import katib`` writes) and the
+:class:`~hpnb.core.interop.katib_format.Note` list of everything that does not
+carry over exactly (the trial template, metrics collectors, the goal, ...). A
+file that is not such an Experiment, or a field hpnb cannot read, is one
+:class:`SpecError` naming the Katib field, the value, what is allowed and the line.
+
+Example:
+    >>> result = import_katib('''
+    ... apiVersion: kubeflow.org/v1beta1
+    ... kind: Experiment
+    ... metadata: {name: random-example}
+    ... spec:
+    ...   objective: {type: maximize, objectiveMetricName: accuracy, goal: 0.99}
+    ...   algorithm: {algorithmName: random}
+    ...   maxTrialCount: 12
+    ...   parameters:
+    ...     - {name: lr, parameterType: double, feasibleSpace: {min: "0.01", max: "0.03"}}
+    ... ''')
+    >>> result.spec.mode, result.spec.strategy.name, result.spec.trials
+    ('max', 'random', 12)
+    >>> [str(note) for note in result.notes]  # doctest: +ELLIPSIS
+    ['spec.objective.goal [line 6]: 0.99: ...']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from hpnb.core.errors import SpecError
+from hpnb.core.interop.katib_algorithms import AlgorithmReader
+from hpnb.core.interop.katib_format import (
+    API_VERSION,
+    KIND,
+    OBJECTIVE_TYPES,
+    Note,
+    describe,
+)
+from hpnb.core.interop.katib_parameters import compact_parameter, parameters_from_katib
+from hpnb.core.spec.experiment import ExperimentSpec, parse_spec
+from hpnb.core.spec.parameters import check_parameter_sizes
+from hpnb.core.spec.values import as_mapping, as_text, choose, experiment_name_problem
+from hpnb.core.spec.yaml_lines import LineTable, load_yaml
+
+#: fields of an Experiment's ``spec`` that hpnb reads; the others are reported.
+_READ_FIELDS = ("objective", "algorithm", "parameters", "parallelTrialCount", "maxTrialCount",
+                "maxFailedTrialCount", "earlyStopping")
+#: what the report says of the fields of ``spec`` that hpnb does not read.
+_NOT_READ = {
+    "trialTemplate": "not carried: hpnb runs a Python function of the notebook, not a container",
+    "metricsCollectorSpec": "not carried: trials report their metrics with hpnb.report or return them",
+    "nasConfig": "not carried: hpnb does not run neural architecture searches",
+    "resumePolicy": "not carried: every hpnb search can be resumed from its store (hpnb resume NAME)",
+}
+_ORDER = ("name", "metric", "mode", "strategy", "trials", "parallel", "seed", "max_failures",
+          "parameters", "early_stopping")
+
+
+@dataclass(frozen=True)
+class KatibImport:
+    """The spec read from a Katib Experiment and what did not carry over."""
+
+    spec: ExperimentSpec
+    #: the spec as plain data, in the order it is written; ``parse_spec(data) == spec``.
+    data: dict[str, Any]
+    notes: tuple[Note, ...]
+
+    def to_yaml(self) -> str:
+        """The spec as YAML text (parameters and options one per line, in flow style)."""
+        return yaml.safe_dump(self.data, sort_keys=False, default_flow_style=None, allow_unicode=True,
+                              width=100)
+
+
+def import_katib(text: str) -> KatibImport:
+    """Read the YAML text of a Katib v1beta1 Experiment as a spec.
+
+    Raises:
+        SpecError: the text is not YAML, not a mapping, not a Katib v1beta1 Experiment, or a
+            field cannot be read; the error names the Katib field and its line.
+    """
+    lines = LineTable()
+    try:
+        document, lines = load_yaml(text)
+        reader = _Reader()
+        data = reader.read(_experiment(document, text))
+        spec = reader.validate(data)
+    except SpecError as err:
+        raise err.with_line(lines.find(err.path)) from None
+    found = [Note(note.field, note.text, lines.find(note.field)) for note in reader.notes]
+    notes = tuple(sorted(found, key=lambda note: (note.line is None, note.line or 0)))
+    return KatibImport(spec, data, notes)
+
+
+def _first_line(text: str) -> int | None:
+    """The line of the first thing that is not blank, a comment or a document marker."""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#") and stripped not in ("---", "..."):
+            return number
+    return None
+
+
+def _experiment(document: Any, text: str) -> Mapping[str, Any]:
+    """The document when it is a Katib v1beta1 Experiment, else the one error that says why."""
+    allowed = f"a Katib Experiment: a mapping with apiVersion: {API_VERSION} and kind: {KIND}"
+    if document is None:
+        raise SpecError("", "the file is empty", allowed=allowed)
+    if not isinstance(document, Mapping):
+        raise SpecError("", f"is not a Katib Experiment: the YAML document is a "
+                            f"{'list' if isinstance(document, list) else type(document).__name__}, "
+                            "not a mapping", value=document, allowed=allowed, line=_first_line(text))
+    if "kind" not in document:
+        raise SpecError("kind", "is missing: this is not a Katib Experiment", allowed=f"kind: {KIND}",
+                        line=_first_line(text))
+    if document["kind"] != KIND:
+        raise SpecError("kind", "is not a Katib Experiment", value=document["kind"], allowed=KIND)
+    if "apiVersion" not in document:
+        raise SpecError("apiVersion", "is missing", allowed=API_VERSION, line=_first_line(text))
+    if document["apiVersion"] != API_VERSION:
+        raise SpecError("apiVersion", "is not a Katib version hpnb reads", value=document["apiVersion"],
+                        allowed=API_VERSION)
+    if "spec" not in document:
+        raise SpecError("spec", "is missing: the Experiment says nothing to search",
+                        allowed="spec: {objective, algorithm, parameters, ...}", line=_first_line(text))
+    return document
+
+
+class _Reader:
+    """Reads one Experiment into spec data, collecting notes and where each spec field came from."""
+
+    def __init__(self) -> None:
+        self.notes: list[Note] = []
+        #: spec path -> the Katib path it was read from (to name Katib fields in errors).
+        self.origin: dict[str, str] = {}
+
+    def note(self, field: str, text: str) -> None:
+        self.notes.append(Note(field, text))
+
+    def read(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        self._metadata(document.get("metadata"), out)
+        for key in document:
+            if key == "status":
+                self.note("status", "not carried: the state of a Katib run")
+            elif key not in ("apiVersion", "kind", "metadata", "spec"):
+                self.note(key, "not carried: not a field of a Katib Experiment")
+        spec = as_mapping(document["spec"], "spec",
+                          allowed="a mapping of objective, algorithm, parameters, ...")
+        self._objective(spec.get("objective"), out)
+        check_parameter_sizes(spec.get("parameters"), "spec.parameters")  # counts before any is read
+        parameters = parameters_from_katib(spec.get("parameters"), "spec.parameters", self.notes)
+        algorithm = AlgorithmReader(self.notes, self.origin)
+        algorithm.read(spec.get("algorithm"), parameters, out)
+        self._counts(spec, out, counts_trials=algorithm.counts_trials)
+        algorithm.read_early_stopping(spec.get("earlyStopping"), out)
+        out["parameters"] = {p.name: compact_parameter(p) for p in algorithm.parameters}
+        for index, parameter in enumerate(spec.get("parameters") or []):
+            if isinstance(parameter, Mapping) and isinstance(parameter.get("name"), str):
+                self.origin[f"parameters.{parameter['name']}"] = f"spec.parameters[{index}].feasibleSpace"
+        for key in spec:
+            if key not in _READ_FIELDS:
+                self.note(f"spec.{key}", _NOT_READ.get(key, "not carried: a field hpnb does not know"))
+        return {key: out[key] for key in _ORDER if key in out}
+
+    def validate(self, data: dict[str, Any]) -> ExperimentSpec:
+        """``parse_spec(data)``, its errors naming the Katib field each spec field came from."""
+        try:
+            return parse_spec(data)
+        except SpecError as err:
+            raise SpecError(self._katib_path(err.path), err.problem, value=err.value, allowed=err.allowed,
+                            suggestion=err.suggestion) from None
+
+    def _katib_path(self, path: str) -> str:
+        parts = path.split(".")
+        for end in range(len(parts), 0, -1):
+            known = self.origin.get(".".join(parts[:end]))
+            if known is not None:
+                return ".".join([known, *parts[end:]])
+        return path
+
+    def _metadata(self, value: Any, out: dict[str, Any]) -> None:
+        if value is None:
+            return
+        metadata = as_mapping(value, "metadata")
+        for key, item in metadata.items():
+            if key == "name":
+                problem = experiment_name_problem(item)
+                if problem is None:
+                    out["name"], self.origin["name"] = item, "metadata.name"
+                else:
+                    self.note("metadata.name", f"{describe(item)} not carried: as an hpnb name it {problem}")
+            elif key == "namespace":
+                self.note("metadata.namespace", f"{describe(item)} not carried: a search runs where its "
+                                                "resources: say")
+            else:
+                self.note(f"metadata.{key}", "not carried: Kubernetes metadata")
+
+    def _objective(self, value: Any, out: dict[str, Any]) -> None:
+        path = "spec.objective"
+        if value is None:
+            raise SpecError(path, "is missing", allowed="objective: {type: minimize|maximize, "
+                                                        "objectiveMetricName: NAME}")
+        objective = as_mapping(value, path)
+        if "type" not in objective:
+            raise SpecError(f"{path}.type", "is missing", allowed=tuple(OBJECTIVE_TYPES))
+        kind = choose(objective["type"], f"{path}.type", OBJECTIVE_TYPES, "objective type")
+        metric = as_text(objective.get("objectiveMetricName"), f"{path}.objectiveMetricName",
+                         allowed="the name of the metric to optimise")
+        out["metric"], out["mode"] = metric, OBJECTIVE_TYPES[kind]
+        self.origin.update({"metric": f"{path}.objectiveMetricName", "mode": f"{path}.type"})
+        for key, item in objective.items():
+            field = f"{path}.{key}"
+            if key == "goal":
+                self.note(field, f"{describe(item)}: hpnb has no target value; the search runs its whole "
+                                 "budget (stop it from the dashboard, or give the spec a timeout)")
+            elif key == "additionalMetricNames":
+                self.note(field, f"{describe(item)}: metrics Katib records besides the objective; hpnb "
+                                 "records every metric a trial reports, so nothing needs saying")
+            elif key == "metricStrategies":
+                self.note(field, "not carried: how Katib picks a trial's value from its reports; hpnb "
+                                 "keeps a trial's final and best values")
+            elif key not in ("type", "objectiveMetricName"):
+                self.note(field, "not carried: a field hpnb does not know")
+
+    def _counts(self, spec: Mapping[str, Any], out: dict[str, Any], *, counts_trials: bool) -> None:
+        for katib, ours in (("parallelTrialCount", "parallel"), ("maxTrialCount", "trials"),
+                            ("maxFailedTrialCount", "max_failures")):
+            if katib not in spec:
+                continue
+            if ours == "trials" and not counts_trials:
+                self.note(f"spec.{katib}", f"{describe(spec[katib])} not carried: Katib counts every "
+                                           "generation's trials; each hpnb pbt trial is one member of "
+                                           "the population, trained to the end")
+                continue
+            out[ours], self.origin[ours] = spec[katib], f"spec.{katib}"
+            if ours == "max_failures":
+                self.note(f"spec.{katib}", "Katib counts every failed trial; hpnb ends a search after "
+                                           "this many failures in a row")
+

@@ -1,0 +1,134 @@
+// One plot of the hpnb dashboard, drawn with plotly.js from the model's `data` and
+// `plot_layout` (plot.py). plotly.js comes once per kernel with the dashboard's PlotlyCode
+// widget (plotly_code.js): this waits for it in the page-wide registry. A plot is drawn at the width
+// of its place, again when that changes, and not while it has no width (off the page); one
+// out of sight (a hidden tab drawn ahead, see tabs.py) is drawn when the page is idle.
+// Plots drawn with WebGL (parallel coordinates) hold browser contexts, of which a page has
+// about 16: past MAX_WEBGL_PLOTS, the least recently drawn one out of sight is cleared, and
+// drawn again when it comes into sight. A click on a point that carries `customdata` (its trial
+// id) is sent to the kernel, which selects that trial.
+
+const REGISTRY = Symbol.for("hpnb.plotly-js");
+const WEBGL_PLOTS = Symbol.for("hpnb.webgl-plots");
+const MAX_WEBGL_PLOTS = 4;
+
+/** The promise of { Plotly, template } of `version` (the same entry as plotly_code.js makes). */
+function plotlyJs(version) {
+  const entries = (globalThis[REGISTRY] ??= new Map());
+  let found = entries.get(version);
+  if (!found) {
+    let resolve, reject;
+    const promise = new Promise((ok, fail) => { resolve = ok; reject = fail; });
+    found = { promise, resolve, reject, loading: false };
+    entries.set(version, found);
+  }
+  return found.promise;
+}
+
+function usesWebgl(data) {
+  return data.some((trace) => trace.type === "parcoords" || String(trace.type).endsWith("gl"));
+}
+
+/** Remember `plot` as the latest WebGL plot drawn; clear the oldest ones out of sight. */
+function keepWebgl(plot) {
+  const plots = (globalThis[WEBGL_PLOTS] ??= []);
+  const index = plots.indexOf(plot);
+  if (index >= 0) plots.splice(index, 1);
+  plots.push(plot);
+  for (const old of plots.slice(0, Math.max(0, plots.length - MAX_WEBGL_PLOTS))) {
+    if (!old.inSight()) {
+      old.clear();
+      plots.splice(plots.indexOf(old), 1);
+    }
+  }
+}
+
+function forgetWebgl(plot) {
+  const plots = globalThis[WEBGL_PLOTS] ?? [];
+  const index = plots.indexOf(plot);
+  if (index >= 0) plots.splice(index, 1);
+}
+
+/** Send the trial id of a clicked point to the kernel (points without one are not trials). */
+function clicked(model) {
+  return (event) => {
+    const point = event && event.points && event.points[0];
+    const trial = point && point.customdata;
+    if (Number.isInteger(trial)) model.send({ event: "click", trial });
+  };
+}
+
+function render({ model, el }) {
+  el.style.width = "100%";
+  let plotly = null;
+  let stale = true;
+  let seen = null; // in sight: unknown until the first report of `sighted`
+  let disposed = false;
+  let due = false;
+  let queue = Promise.resolve();
+  const onClick = clicked(model);
+  const plot = {
+    inSight: () => seen === true,
+    clear: () => {
+      plotly.Plotly.purge(el);
+      stale = true;
+    },
+  };
+  const laidOut = () => el.isConnected && el.clientWidth > 0;
+  const draw = () => {
+    queue = queue.then(async () => {
+      const data = model.get("data");
+      if (disposed || !plotly || !stale || !laidOut() || !data.length) return; // no trace: not drawn yet
+      stale = false;
+      const layout = { template: plotly.template, autosize: true, ...model.get("plot_layout") };
+      await plotly.Plotly.react(el, data, layout, model.get("config"));
+      el.removeAllListeners?.("plotly_click"); // listeners live on the drawn plot: set them anew
+      el.on?.("plotly_click", onClick);
+      if (usesWebgl(data)) keepWebgl(plot);
+    }).catch((error) => console.error("hpnb: could not draw a plot", error));
+  };
+  const soon = () => { // in sight at once; out of sight when nothing else is to be done
+    if (seen === null) return; // `sighted` calls again
+    if (seen || typeof requestIdleCallback !== "function") draw();
+    else requestIdleCallback(() => draw(), { timeout: 5000 });
+  };
+  const changed = () => { // data and layout change together: one draw for both
+    stale = true;
+    if (due) return;
+    due = true;
+    queueMicrotask(() => {
+      due = false;
+      soon();
+    });
+  };
+  const resized = new ResizeObserver(() => {
+    if (!plotly || !laidOut()) return;
+    if (stale) soon();
+    else plotly.Plotly.Plots.resize(el);
+  });
+  const sighted = new IntersectionObserver((entries) => {
+    seen = entries[entries.length - 1].isIntersecting;
+    if (stale) soon();
+  });
+  resized.observe(el);
+  sighted.observe(el);
+  model.on("change:data", changed);
+  model.on("change:plot_layout", changed);
+  plotlyJs(model.get("plotly")).then((loaded) => {
+    plotly = loaded;
+    soon();
+  }, (error) => {
+    el.textContent = `plotly.js could not be loaded: ${error}`;
+  });
+  return () => {
+    disposed = true;
+    resized.disconnect();
+    sighted.disconnect();
+    forgetWebgl(plot);
+    model.off("change:data", changed);
+    model.off("change:plot_layout", changed);
+    if (plotly) plotly.Plotly.purge(el);
+  };
+}
+
+export default { render };

@@ -1,0 +1,153 @@
+"""How the routes rank a search's trials and show their objectives: one rule for every route.
+
+A search ranks its trials as :func:`hpnb.core.summary.ranked` does: by score with one objective,
+by Pareto rank then crowding distance with several. The leaderboard, the parallel coordinates
+and the slices all take their order from a :class:`SearchRanking`, which also holds each trial's
+1-based position and (several objectives) its non-domination rank. The ranking of a search no
+driver works on is kept with its trials (see :mod:`hpnb.jupyter.server.trials_cache`), so a
+page of the leaderboard does not rank 10,000 trials again.
+
+Example:
+    >>> from hpnb.core.objectives import Objective
+    >>> from hpnb.core.store import TrialRecord
+    >>> def trial(i, loss, latency):
+    ...     return TrialRecord(1, i, {}, "COMPLETED", 0.0, 1.0, None, None, 0, None, None,
+    ...                        loss, loss, {"loss": loss, "latency": latency}, None, None)
+    >>> ranking = rank_trials([trial(0, 0.9, 1.0), trial(1, 0.5, 5.0), trial(2, 0.6, 6.0)],
+    ...                       (Objective("loss"), Objective("latency")))
+    >>> [t.trial_id for t in ranking.order], ranking.pareto
+    ([0, 1, 2], {0: 0, 1: 0, 2: 1})
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hpnb.core.objectives import Objective, finite_number
+from hpnb.core.store.records import ExperimentRecord, TrialRecord
+from hpnb.core.summary import (
+    Ranking,
+    pareto_ranking,
+    ranked,
+    record_objectives,
+    trial_score,
+    trial_scores,
+)
+from hpnb.core.trial import TrialState
+
+#: an objective column's sort key is this prefix and the objective's name.
+OBJECTIVE_PREFIX = "objective:"
+#: the sort key of the Pareto rank column (several objectives).
+PARETO_COLUMN = "pareto"
+
+
+@dataclass(frozen=True)
+class SearchRanking:
+    """The trials of one search in rank order, and what each row shows of its objectives.
+
+    Attributes:
+        objectives: what the search optimises (one, or several).
+        order: every trial, best first; trials without every score last, by id.
+        positions: trial id -> 1-based position in ``order``, for the trials with every score.
+        pareto: trial id -> non-domination rank (0: on the front); empty with one objective.
+    """
+
+    objectives: tuple[Objective, ...]
+    order: list[TrialRecord]
+    positions: dict[int, int]
+    pareto: dict[int, int]
+
+    @property
+    def several(self) -> bool:
+        return len(self.objectives) > 1
+
+    @property
+    def scored(self) -> list[TrialRecord]:
+        """The trials with every score, best first."""
+        return self.order[: len(self.positions)]
+
+    def values(self, trial: TrialRecord) -> dict[str, float | None]:
+        """``{objective: value}`` as the leaderboard shows it: one objective, its score; several,
+        each objective's latest finite value (none for a failed trial)."""
+        if not self.several:
+            return {self.objectives[0].name: trial_score(trial)}
+        failed = trial.state == TrialState.FAILED.value
+        return {o.name: None if failed else finite_number(trial.metrics.get(o.name)) for o in self.objectives}
+
+    def row(self, trial: TrialRecord) -> dict[str, Any]:
+        """What a trial's JSON gains: its position, its objectives' values and its Pareto rank."""
+        return {"rank": self.positions.get(trial.trial_id), "values": self.values(trial),
+                "pareto_rank": self.pareto.get(trial.trial_id)}
+
+    def objectives_json(self) -> list[dict[str, str]]:
+        return [o.to_dict() for o in self.objectives]
+
+
+def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> SearchRanking:
+    """The :class:`SearchRanking` of ``trials`` by ``objectives``."""
+    objectives = tuple(objectives)
+    if len(objectives) > 1:
+        order, pareto = pareto_ranking(trials, objectives)  # the ranks once, for both
+    else:
+        order, pareto = ranked(trials, objectives), {}
+    scored = [t for t in order if trial_scores(t, objectives) is not None]
+    positions = {t.trial_id: position for position, t in enumerate(scored, start=1)}
+    return SearchRanking(objectives, order, positions, pareto)
+
+
+#: rankings kept: (store, experiment id) -> (the trials list it was made from, the ranking).
+_KEPT: dict[tuple[str, int], tuple[list[TrialRecord], SearchRanking]] = {}
+_KEPT_SIZE = 8
+_LOCK = threading.Lock()
+
+
+def search_ranking(store_path: object, record: ExperimentRecord, trials: list[TrialRecord]) -> SearchRanking:
+    """The ranking of ``record``'s ``trials``, kept while the routes are handed the same list
+    (:func:`~hpnb.jupyter.server.trials_cache.trials_of` keeps it for a search no driver works on)."""
+    key = (str(store_path), record.id)
+    with _LOCK:
+        found = _KEPT.get(key)
+    if found is not None and found[0] is trials:
+        return found[1]
+    ranking = rank_trials(trials, record_objectives(record))
+    with _LOCK:
+        _KEPT.pop(key, None)
+        while len(_KEPT) >= _KEPT_SIZE:
+            _KEPT.pop(next(iter(_KEPT)))
+        _KEPT[key] = (trials, ranking)
+    return ranking
+
+
+def objective_sort_keys(objectives: Sequence[Objective]) -> list[str]:
+    """The sort keys of the objective columns: ``objective:NAME`` each, and (several objectives)
+    the Pareto rank's."""
+    if len(objectives) < 2:
+        return []
+    return [PARETO_COLUMN, *(OBJECTIVE_PREFIX + o.name for o in objectives)]
+
+
+def objective_key(ranking: SearchRanking, sort: str) -> Callable[[TrialRecord], float | None] | None:
+    """The key of an objective column (``objective:NAME``): the value made a loss, so that an
+    ascending sort puts the best first as the rank does; None for another column."""
+    if not sort.startswith(OBJECTIVE_PREFIX):
+        return None
+    name = sort[len(OBJECTIVE_PREFIX):]
+    objective = next(o for o in ranking.objectives if o.name == name)
+
+    def key(trial: TrialRecord) -> float | None:
+        value = ranking.values(trial)[name]
+        return None if value is None else objective.loss(value)
+
+    return key
+
+
+def as_ranking(trials: Sequence[TrialRecord], ranking: Ranking | SearchRanking) -> SearchRanking:
+    """``ranking`` itself, or the ranking of ``trials`` by a mode ("min", "max") or objectives."""
+    if isinstance(ranking, SearchRanking):
+        return ranking
+    objectives = (Objective("score", "max" if ranking == "max" else "min"),) if isinstance(ranking, str) \
+        else tuple(ranking)
+    return rank_trials(trials, objectives)

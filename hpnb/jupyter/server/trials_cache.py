@@ -1,0 +1,41 @@
+"""The trials of searches no driver works on, read once and kept between requests.
+
+Every route of a search needs its trials: the sidebar's list (every few seconds, for every
+search), the view's summary, table, plots. Reading 10,000 trials costs a good part of a second
+in the server's worker threads, where the requests of one view opening run side by side; the
+trials of a finished or interrupted search change only with its record (a resume updates it),
+so they are read once per change. Those of an active search are read each time.
+
+Example:
+    >>> trials_of(store, store.experiment("mlp-lr"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import threading
+
+from hpnb.core.store import ExperimentRecord, Store, TrialRecord
+from hpnb.jupyter.server.views import search_state
+
+#: searches whose trials are kept: (store, id, updated, state) -> trials, the oldest dropped first.
+_CACHE: dict[tuple[str, int, float, str], list[TrialRecord]] = {}
+CACHE_SIZE = 8
+_LOCK = threading.Lock()
+
+
+def trials_of(store: Store, record: ExperimentRecord) -> list[TrialRecord]:
+    """The trials of ``record``, kept for a search no driver works on until its record changes."""
+    if search_state(record).is_active:
+        return store.trials(record.id)
+    key = (str(store.path), record.id, record.updated, record.state)
+    with _LOCK:
+        found = _CACHE.pop(key, None)
+        if found is not None:
+            _CACHE[key] = found  # the most recently used last
+    if found is None:
+        found = store.trials(record.id)
+        with _LOCK:
+            while len(_CACHE) >= CACHE_SIZE:
+                _CACHE.pop(next(iter(_CACHE)))
+            _CACHE[key] = found
+    return found

@@ -1,0 +1,259 @@
+"""Starting a search's driver: connect to its cluster, rebuild what the store holds, run the loop.
+
+Getting a client can take seconds (a local cluster starting) or minutes (Kubernetes). A
+:class:`Launch` does it either in the caller's thread or in a background one, so that a
+notebook cell returns at once. From the moment it begins the search is recorded as RUNNING,
+with a heartbeat and a message naming what it waits for ("starting the local cluster (2
+workers)"), so every front end shows it; commands given meanwhile (stop, extend, parallel)
+reach the driver once it runs. A start that fails is recorded: the search is FAILED and its
+message says why. Within :func:`starts_held`, background starts wait for the block to end, so
+a cell draws its dashboard before the cluster's start competes with it for the interpreter.
+
+Example:
+    >>> launch = Launch(store, record.id, "demo", spec, train, holder="host:1")  # doctest: +SKIP
+    >>> launch.start(background=True)  # doctest: +SKIP
+    >>> launch.wait()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from hpnb.cluster.connect import Connection, connect, starting_message
+from hpnb.core.early_stopping import scheduler_class
+from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.errors import HpnbError, SpecError
+from hpnb.core.frozen import thaw
+from hpnb.core.spec import ExperimentSpec
+from hpnb.core.store import CLEAR, Store
+from hpnb.core.strategies import strategy_class
+from hpnb.core.strategies.base import Strategy
+from hpnb.core.summary import HEARTBEAT_INTERVAL
+from hpnb.core.warm_start import warm_start_trials
+from hpnb.runner.driver import Command, Driver
+from hpnb.runner.lease import DriverLease
+from hpnb.runner.recovery import recover
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+_held = threading.local()
+
+
+@contextlib.contextmanager
+def starts_held() -> Iterator[None]:
+    """Background starts begun in this block, on this thread, begin when it ends (waiting for
+    such a search inside the block would wait for ever)."""
+    if getattr(_held, "threads", None) is not None:
+        yield
+        return
+    _held.threads = []
+    try:
+        yield
+    finally:
+        threads, _held.threads = _held.threads, None
+        for thread in threads:
+            thread.start()
+
+
+class Launch:
+    """One run of a search's driver, from the start of its cluster to its end.
+
+    Args:
+        store, experiment_id, name, spec: the search.
+        objective: the function its trials run.
+        holder: ``host:pid`` of this process, recorded as the search's driver.
+        client: a Dask client to use instead of ``spec.resources.cluster``.
+        namespace: where ``resources.cluster: NAME`` is looked up.
+        on_change: called after each change the driver stores, and when the start ends.
+    """
+
+    def __init__(self, store: Store, experiment_id: int, name: str, spec: ExperimentSpec,
+                 objective: Callable[..., Any], *, holder: str, client: Client | None = None,
+                 namespace: Mapping[str, Any] | None = None,
+                 on_change: Callable[[], None] = lambda: None) -> None:
+        self.store, self.experiment_id, self.name, self.spec = store, experiment_id, name, spec
+        self.objective, self.holder, self.client, self.namespace = objective, holder, client, namespace
+        self.on_change = on_change
+        #: the running driver, once the cluster is up
+        self.driver: Driver | None = None
+        #: set once the driver runs, or the start failed or was stopped
+        self.settled = threading.Event()
+        self._pending: list[Command] = []
+        self._lock = threading.Lock()
+        self._close_cluster: Callable[[], None] | None = None
+
+    # -- what the handle asks -----------------------------------------------------------
+    @property
+    def is_live(self) -> bool:
+        """Starting, or its driver running."""
+        driver = self.driver
+        return not self.settled.is_set() if driver is None else not driver.ended.is_set()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the driver ended (or the start failed), or ``timeout`` seconds passed."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self.settled.wait(timeout)
+        driver = self.driver
+        if driver is not None:
+            driver.ended.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+
+    def offer(self, command: Command) -> bool:
+        """Hand ``command`` to the driver, or keep it for the driver while the cluster starts;
+        False once the driver ended or the start failed."""
+        with self._lock:
+            if self.driver is not None:
+                return self.driver.offer(command)
+            if self.settled.is_set():
+                return False
+            self._pending.append(command)
+            return True
+
+    # -- starting -----------------------------------------------------------------------
+    def start(self, background: bool = False) -> None:
+        """Take the search (one driver at a time), record it as starting, then connect and run
+        the driver: in a background thread with ``background``, else here.
+
+        Raises:
+            HpnbError: another driver holds the search. Without ``background``, whatever the
+                start failed with (recorded in the search first).
+        """
+        lease = DriverLease.take(self.store.path.parent, self.experiment_id, self.holder, self.name)
+        waiting_for = starting_message(self.spec.resources, self.name, self.client)
+        try:
+            self.store.clear_stop(self.experiment_id)
+            self.store.update_experiment(self.experiment_id, state="RUNNING", message=waiting_for or CLEAR,
+                                         driver=self.holder, heartbeat=time.time())
+        except BaseException:
+            lease.release()
+            raise
+        if background:
+            thread = threading.Thread(target=self._run, args=(lease, waiting_for, False), daemon=True,
+                                      name=f"hpnb-start-{self.name}")
+            held = getattr(_held, "threads", None)
+            if held is None:
+                thread.start()
+            else:
+                held.append(thread)
+        else:
+            self._run(lease, waiting_for, True)
+
+    def _run(self, lease: DriverLease, waiting_for: str | None, raise_errors: bool) -> None:
+        try:
+            connection = self._connect()
+            self._close_cluster = connection.close
+            if self._stopped_before_start(lease):
+                return
+            driver = self._driver_on(connection, lease)
+        except BaseException as exc:
+            self._fail(exc, waiting_for, lease)
+            if raise_errors:
+                raise
+            return
+        with self._lock:
+            for command in self._pending:
+                driver.offer(command)
+            self._pending.clear()
+            driver.start()
+            self.driver = driver
+            self.settled.set()
+        self.on_change()
+
+    def _connect(self) -> Connection:
+        """The search's connection; a heartbeat every couple of seconds while it comes."""
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=f"hpnb-connect-{self.name}") as pool:
+            future = pool.submit(connect, self.spec.resources, self.name, self.client, self.namespace)
+            while True:
+                try:
+                    return future.result(timeout=HEARTBEAT_INTERVAL)
+                except concurrent.futures.TimeoutError:
+                    self.store.update_experiment(self.experiment_id, heartbeat=time.time())
+
+    def _driver_on(self, connection: Connection, lease: DriverLease) -> Driver:
+        """The driver of the search on ``connection``, rebuilt from what the store holds."""
+        from hpnb.runner.dask_executor import DaskExecutor
+
+        record = self.store.experiment(self.name)
+        parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
+        strategy, scheduler = make_strategy(self.spec, record.budget), make_scheduler(self.spec)
+        self._learn_warm_start(strategy)
+        recovered = recover(self.store, record, strategy, scheduler)
+        self.store.update_experiment(self.experiment_id, message=CLEAR)
+        executor = DaskExecutor(connection.client, restart_worker=connection.restart_worker)
+        return Driver(
+            objective=self.objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
+            store=self.store, executor=executor, strategy=strategy, scheduler=scheduler,
+            recovered=recovered, budget=record.budget, parallel=parallel, scale=connection.scale,
+            lease=lease, on_change=self.on_change, on_end=self._ended,
+        )
+
+    def _learn_warm_start(self, strategy: Strategy) -> None:
+        """The strategy learns the trials of ``warm_start`` (read again at every start); a source
+        removed since the search began is noted in its events, and the search goes on without."""
+        try:
+            found = warm_start_trials(self.store, self.spec, self.name)
+        except SpecError as err:
+            self.store.add_event(self.experiment_id, "warm_start_missing", {"error": str(err)})
+            return
+        if found is not None:
+            used = strategy.learn_prior(found.trials)
+            self.store.add_event(self.experiment_id, "warm_start", {"source": found.source, "trials": used,
+                                                                    "text": found.describe(used)})
+
+    def _stopped_before_start(self, lease: DriverLease) -> bool:
+        """A stop given while the cluster started ends the search before any trial runs."""
+        with self._lock:
+            if not any(command.kind == "stop" for command in self._pending):
+                return False
+            self.store.update_experiment(self.experiment_id, state="STOPPED", message="stopped by the user")
+            self._settle(lease)
+        self.on_change()
+        return True
+
+    def _fail(self, exc: BaseException, waiting_for: str | None, lease: DriverLease) -> None:
+        text = str(exc) if isinstance(exc, HpnbError) else f"{type(exc).__name__}: {exc}"
+        if waiting_for and not isinstance(exc, HpnbError):
+            text = f"{waiting_for} failed: {text}"
+        with contextlib.suppress(Exception):  # a broken store must not hide the first error
+            self.store.update_experiment(self.experiment_id, state="FAILED", message=text)
+        with self._lock:
+            self._settle(lease)
+        self.on_change()
+
+    def _settle(self, lease: DriverLease) -> None:
+        """End a start that runs no driver: let go of the search and of a cluster made for it."""
+        lease.release()
+        self._close_cluster_made_for_it()
+        self.settled.set()
+
+    def _close_cluster_made_for_it(self) -> None:
+        close, self._close_cluster = self._close_cluster, None
+        if close is not None:
+            with contextlib.suppress(Exception):  # the search's outcome is stored already
+                close()
+
+    def _ended(self) -> None:
+        self._close_cluster_made_for_it()
+        self.on_change()
+
+
+def adaptive_parallel(spec: ExperimentSpec) -> int | None:
+    """With an adaptive local cluster, as many trials as its largest size has slots."""
+    adapt = spec.resources.adapt
+    return None if not adapt else int(adapt["maximum"]) * spec.resources.threads_per_worker
+
+
+def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
+    cls = strategy_class(spec.strategy.name)
+    modes = tuple(o.mode for o in spec.objectives) if spec.is_multi_objective else spec.mode
+    return cls(spec.space, modes, seed=spec.seed, budget=budget, **thaw(spec.strategy.options))
+
+
+def make_scheduler(spec: ExperimentSpec) -> Scheduler:
+    cls = scheduler_class(spec.early_stopping.rule)
+    return cls(mode=spec.mode, seed=spec.seed, **thaw(spec.early_stopping.options))

@@ -1,0 +1,186 @@
+"""Paused trials: their slot is free, their latest checkpoint kept; the driver resumes them later.
+
+A part of :class:`hpnb.runner.driver.Driver` (it holds one), on the driver thread.
+A trial pauses when a rule or population-based training answers PAUSE at one of its
+decision points, or when the user asks (at its next decision point, or at its next
+report when the search has none). A paused trial is resumed, on any worker, from its
+checkpoint when a slot is free and nothing new is waiting for one: the least advanced
+first. A trial the user paused stays paused until the user resumes it, unless nothing
+else is left to run (then the search would never end). A trial the rule paused at a
+rung (ASHA's promotion type) goes to the next free slot, before new trials, as soon as
+the rule promotes it; once nothing else can run, the trials it never promoted end
+STOPPED at the rung they reached.
+
+Example:
+    >>> pauses = Pauses(driver)  # doctest: +SKIP
+    >>> pauses.park(runtime, "population-based training: members behind it run first")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hpnb.core.errors import HpnbError
+from hpnb.core.trial import TrialState
+
+if TYPE_CHECKING:
+    from hpnb.core.store import TrialRecord
+    from hpnb.runner.driven_trial import DrivenTrial
+    from hpnb.runner.driver import Driver
+
+
+class PauseRefused(HpnbError):
+    """A trial that cannot be paused (no checkpoint, or not running)."""
+
+
+def no_checkpoint_reason(trial_id: int) -> str:
+    """Why a trial without a checkpoint is not paused (it would lose its steps)."""
+    return (f"trial {trial_id} has no checkpoint yet, and a paused trial resumes from its latest "
+            "checkpoint: report one with hpnb.report(..., checkpoint=...) and load it with "
+            "hpnb.load_checkpoint() at the start of the objective")
+
+
+def pause_problem(trial: TrialRecord) -> str | None:
+    """Why ``trial`` cannot be paused now, or None.
+
+    Example:
+        >>> from hpnb.core.store import TrialRecord
+        >>> done = TrialRecord(experiment_id=1, trial_id=7, params={}, state="COMPLETED", start=None,
+        ...                    end=None, worker=None, error=None, retries=0, parent=None, last_step=3,
+        ...                    value=0.1, best=0.1, metrics={}, checkpoint=None, stop_reason=None)
+        >>> pause_problem(done)
+        'trial 7 is COMPLETED: only a running or pending trial can be paused'
+    """
+    if trial.state == TrialState.PAUSED.value:
+        return f"trial {trial.trial_id} is paused already"
+    if trial.state not in (TrialState.RUNNING.value, TrialState.PENDING.value):
+        return f"trial {trial.trial_id} is {trial.state}: only a running or pending trial can be paused"
+    if trial.state == TrialState.RUNNING.value and not trial.checkpoint:
+        return no_checkpoint_reason(trial.trial_id)
+    return None
+
+
+def resume_problem(trial: TrialRecord) -> str | None:
+    """Why ``trial`` cannot be resumed, or None (only a paused trial can)."""
+    if trial.state != TrialState.PAUSED.value:
+        return f"trial {trial.trial_id} is {trial.state}, not PAUSED: there is nothing to resume"
+    return None
+
+
+class Pauses:
+    """The paused trials of one driver, and the user's pause requests."""
+
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+        self.paused: dict[int, DrivenTrial] = {}
+        #: trials the user paused: they wait for the user's resume
+        self.held: set[int] = set()
+        #: trials the early-stopping rule paused at a rung: they wait for it to promote them
+        self.promotion: set[int] = driver.scheduler.waiting_for_promotion()
+
+    def __len__(self) -> int:
+        return len(self.paused)
+
+    def can_pause(self, runtime: DrivenTrial) -> bool:
+        """Whether ``runtime`` has something to resume from."""
+        return runtime.checkpoint is not None
+
+    def park(self, runtime: DrivenTrial, reason: str) -> None:
+        """The attempt of a pausing trial ended: free its slot and keep it to resume later."""
+        d = self.driver
+        d.running.pop(runtime.trial_id, None)
+        runtime.pausing = runtime.stop_reason = runtime.stop_sent_at = None
+        runtime.pause_requested = False
+        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
+        self.paused[runtime.trial_id] = runtime
+        d.writer.trial(runtime.trial_id, state=TrialState.PAUSED.value, last_step=runtime.last_step)
+        d.writer.event("pause", {"trial": runtime.trial_id, "step": runtime.last_step,
+                                 "checkpoint_step": runtime.checkpoint_step, "reason": reason})
+        d.verdicts.carry_out_deferred(runtime)
+        if runtime.trial_id in self.promotion:
+            d.writer.strategy_dirty = True  # the rule's state says who waits: a resumed search needs it
+            self.promote_waiting()  # results that came while it was pausing may promote it already
+
+    def promote_waiting(self) -> None:
+        """Trials the rule promotes now go first to the next free slots, before new trials."""
+        d = self.driver
+        waiting = [trial_id for trial_id in self.promotion if trial_id in self.paused]
+        if not waiting:
+            return
+        for position, trial_id in enumerate(d.scheduler.promote(waiting)):
+            runtime = self.paused.pop(trial_id)
+            self.promotion.discard(trial_id)
+            d.prepare_resume(runtime)
+            d.requeue.insert(position, runtime)
+            d.writer.trial(trial_id, state=TrialState.PENDING.value)
+            d.writer.event("resume", {"trial": trial_id, "from_step": runtime.checkpoint_step,
+                                      "by": "promotion"})
+            d.writer.strategy_dirty = True
+
+    def request(self, trial_id: int) -> None:
+        """The user's pause: at the trial's next decision point (next report when there are none)."""
+        d = self.driver
+        runtime = d.running.get(trial_id)
+        if runtime is None:
+            return
+        self.held.add(trial_id)
+        if not runtime.attempt_started:  # queued, never ran this attempt: nothing to lose
+            d.commands.withdraw(runtime)
+            self.paused[trial_id] = runtime
+            d.writer.trial(trial_id, state=TrialState.PAUSED.value)
+            d.writer.event("pause", {"trial": trial_id, "step": runtime.last_step, "reason": "by the user"})
+            return
+        runtime.pause_requested = True
+        if not d.decision_points:
+            runtime.pausing = "by the user"
+            d.executor.stop(runtime.trial_id, runtime.attempt)
+
+    def resume(self, trial_id: int) -> None:
+        """The user's resume: the trial is the next to take a free slot."""
+        d = self.driver
+        self.held.discard(trial_id)
+        running = d.running.get(trial_id)
+        if running is not None:
+            running.pause_requested = False  # asked back before the pause landed
+        runtime = self.paused.pop(trial_id, None)
+        if runtime is None:
+            return
+        if trial_id in self.promotion:  # the user's resume promotes a trial the rule holds
+            self.promotion.discard(trial_id)
+            d.scheduler.promote([trial_id], anyway=True)
+        d.prepare_resume(runtime)
+        d.requeue.insert(0, runtime)
+        d.writer.trial(trial_id, state=TrialState.PENDING.value)
+        d.writer.event("resume", {"trial": trial_id, "from_step": runtime.checkpoint_step, "by": "user"})
+
+    def next_to_resume(self) -> DrivenTrial | None:
+        """The paused trial to run now, if any: the least advanced of those free to go."""
+        d = self.driver
+        self.promote_waiting()
+        if d.requeue:  # promoted just now (after a resume: no result has promoted it yet)
+            return d.requeue.pop(0)
+        idle = not d.running and not d.requeue
+        ready = [r for r in self.paused.values() if r.trial_id not in self.promotion
+                 and (r.trial_id not in self.held or idle) and d.strategy.may_resume(r.trial_id)]
+        if not ready and idle:  # nothing else can move: never leave the search stuck
+            self.end_unpromoted()
+            ready = list(self.paused.values())
+        if not ready:
+            return None
+        chosen = min(ready, key=lambda r: (r.last_stored_step or 0, r.trial_id))
+        del self.paused[chosen.trial_id]
+        self.held.discard(chosen.trial_id)
+        d.writer.event("resume", {"trial": chosen.trial_id, "from_step": chosen.checkpoint_step})
+        return chosen
+
+    def end_unpromoted(self) -> None:
+        """Nothing runs and nothing new comes: no result can promote the trials still waiting at a
+        rung, so they end STOPPED at the step they paused at."""
+        d = self.driver
+        for trial_id in sorted(self.promotion):
+            runtime = self.paused.pop(trial_id, None)
+            if runtime is None:
+                continue
+            runtime.stop_reason = f"{d.verdicts.stop_reason(runtime.last_step or 0)}: not promoted"
+            d.end_trial(runtime, TrialState.STOPPED, runtime.metrics, None, runtime.worker)
+        self.promotion.clear()

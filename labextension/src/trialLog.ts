@@ -1,0 +1,70 @@
+/**
+ * The panel of the selected trial: its parameters and what it printed
+ * (stdout, stderr, its traceback), the worker it ran on and its peak memory.
+ */
+
+import type { HpnbClient, ITrialLog } from './api';
+import { formatParams, logSummary } from './format';
+import { element } from './resume';
+
+function block(title: string, text: string, className: string): HTMLElement {
+  const box = element('div', `hpnb-log-block ${className}`);
+  box.append(element('div', 'hpnb-log-title', title), element('pre', 'hpnb-log-text', text));
+  return box;
+}
+
+/** Shows one trial's log; `show` again for another trial, `clear` when none is selected. */
+export class TrialLogPanel {
+  readonly node = element('section', 'hpnb-section hpnb-trial-panel');
+  private shown: number | null = null;
+
+  constructor(
+    private readonly client: HpnbClient,
+    private readonly experimentName: string
+  ) {
+    this.node.hidden = true;
+  }
+
+  /** Fetches and shows the log of `trialId` with its parameters. */
+  async show(trialId: number, params: Record<string, unknown> | null): Promise<void> {
+    this.shown = trialId;
+    this.node.hidden = false;
+    const heading = element('h3', '', `Trial ${trialId}`);
+    const paramsLine = element('div', 'hpnb-trial-params', params ? formatParams(params) : '');
+    this.node.replaceChildren(heading, paramsLine, element('div', 'hpnb-log-status', 'Loading its output…'));
+    let log: ITrialLog;
+    try {
+      log = await this.client.trialLog(this.experimentName, trialId);
+    } catch (error) {
+      if (this.shown === trialId) {
+        this.node.replaceChildren(heading, paramsLine, element('div', 'hpnb-error', `Cannot load the log: ${(error as Error).message}`));
+      }
+      return;
+    }
+    if (this.shown !== trialId) {
+      return; // another trial was selected meanwhile
+    }
+    const parts: HTMLElement[] = [heading, paramsLine, element('div', 'hpnb-log-summary', logSummary(log))];
+    if (log.note) {
+      parts.push(element('div', 'hpnb-log-note', log.note));
+    }
+    if (log.truncated) {
+      parts.push(element('div', 'hpnb-log-note', 'Only the end of its output is kept.'));
+    }
+    if (log.traceback) {
+      parts.push(block('Traceback', log.traceback, 'hpnb-log-traceback'));
+    }
+    parts.push(block('stdout', log.stdout || '(nothing printed)', 'hpnb-log-stdout'));
+    if (log.stderr) {
+      parts.push(block('stderr', log.stderr, 'hpnb-log-stderr'));
+    }
+    this.node.replaceChildren(...parts);
+  }
+
+  /** Hides the panel. */
+  clear(): void {
+    this.shown = null;
+    this.node.hidden = true;
+    this.node.replaceChildren();
+  }
+}
