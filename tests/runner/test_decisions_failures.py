@@ -26,7 +26,6 @@ from tests.runner.test_decisions_on_cluster import _running_with_checkpoint, _wa
 cloudpickle.register_pickle_by_value(resumable)
 
 ONE = {"x": {"min": 0.0, "max": 1.0}}
-MAX_T = {"rule": "none", "max_t": 4}
 
 
 def late_answers(monkeypatch: pytest.MonkeyPatch, delay: float, trial: int, attempt: int) -> list[int]:
@@ -69,12 +68,13 @@ def test_a_trial_whose_driver_does_not_answer_goes_on_after_the_bounded_wait(sto
     search = hpnb.search(partial(objectives.learning_curve, steps=6, pause=0.0), store=store,
                          client=dask_client, name="mute", metric="loss", trials=1,
                          parameters={"rate": ONE["x"]},
-                         early_stopping={"rule": "asha", "grace": 2, "reduction": 2})
+                         early_stopping={"rule": "asha", "grace": 2, "reduction": 2, "max_t": 6})
     assert search.wait(120).state == "COMPLETED", search.message
     [trial] = store.trials(search.experiment_id)
-    assert trial.state == "COMPLETED" and trial.last_step == 6 and asked == [2, 4]
+    assert trial.state == "COMPLETED" and trial.last_step == 6 and asked == [2, 4, 6]
     waits = [e["data"] for e in store.events(search.experiment_id) if e["kind"] == "verdict_timeout"]
-    assert sorted(s for w in waits for s in w["steps"]) == [2, 4]  # recorded: it went on by itself
+    # recorded: it went on by itself, at its last step (max_t) too, where no report followed the wait
+    assert sorted(s for w in waits for s in w["steps"]) == [2, 4, 6]
 
 
 def test_a_paused_trial_resumes_on_another_worker_when_its_worker_died(store, dask_client):
@@ -98,37 +98,54 @@ import sys, functools, cloudpickle
 sys.path.insert(0, {root!r})
 import hpnb
 from distributed import Client
-from tests.runner import objectives
-cloudpickle.register_pickle_by_value(objectives)
+from hpnb.runner import driver
+from tests.runner import resumable
+cloudpickle.register_pickle_by_value(resumable)
+driver.VERDICT_TIMEOUT = {timeout!r}
 if __name__ == "__main__":
     client = Client({address!r})
-    hpnb.search(functools.partial(objectives.learning_curve, steps=4, pause=0.3), name="orphans",
+    hpnb.search(functools.partial(resumable.marked_steps, marker_dir={markers!r}), name="orphans",
                 store={store!r}, client=client, metric="loss", trials=6, parallel=2, seed=2,
-                parameters={{"rate": {{"min": 0.0, "max": 1.0}}}},
-                early_stopping={{"rule": "none", "max_t": 4}}).wait()
+                parameters={{"x": {{"min": 1.0, "max": 2.0}}}},
+                early_stopping={{"rule": "median", "grace": 2, "every": 2, "min_trials": 99}}).wait()
 """
+#: the bounded wait of the killed driver's trials (seconds)
+ORPHAN_TIMEOUT = 1.0
+
+
+def _marks(markers: Path) -> list[tuple[int, float]]:
+    """Every (step, time) the trials ran, whoever drove them."""
+    return [(int(step), float(at)) for path in markers.glob("*.steps")
+            for step, at in (line.split() for line in path.read_text().splitlines())]
 
 
 def test_a_search_whose_driver_died_while_trials_waited_is_resumed_whole(tmp_path):
     port = processes.free_port()
-    address, store_path = f"tcp://127.0.0.1:{port}", tmp_path / "hpnb.sqlite"
+    address, store_path, markers = f"tcp://127.0.0.1:{port}", tmp_path / "hpnb.sqlite", tmp_path / "marks"
+    markers.mkdir()
     cluster = [processes.scheduler(port, tmp_path)]
     try:
         cluster += [processes.worker(address, tmp_path, i) for i in range(2)]
         script = tmp_path / "driver.py"
         script.write_text(DRIVER_SCRIPT.format(root=str(processes.ROOT), address=address,
-                                               store=str(store_path)))
+                                               markers=str(markers), store=str(store_path),
+                                               timeout=ORPHAN_TIMEOUT))
         driver = subprocess.Popen([sys.executable, str(script)])
         try:
             processes.wait_for(lambda: _stored_steps(store_path) >= 3, timeout=60)
         finally:
-            driver.kill()  # the driver only: its trials on the cluster wait for verdicts nobody gives
+            driver.kill()  # the driver only: its trials wait at steps 2, 4, 6, 8 for verdicts nobody gives
             driver.wait(10)
+        killed = time.time()
+        # a step every 0.3 s and a decision point every 2 steps: a trial still running this long after
+        # the kill went past a decision point without its verdict, after the bounded wait
+        processes.wait_for(lambda: any(at > killed + 2 * ORPHAN_TIMEOUT + 0.6 for _, at in _marks(markers)),
+                           timeout=30)
         processes.wait_for(lambda: hpnb.load("orphans", store=store_path).state == "INTERRUPTED",
                            timeout=3 * STALE_AFTER)
         from distributed import Client
         with Client(address) as client:
-            search = hpnb.resume("orphans", partial(objectives.learning_curve, steps=4, pause=0.3),
+            search = hpnb.resume("orphans", partial(resumable.marked_steps, marker_dir=str(markers)),
                                  store=store_path, client=client)
             assert search.wait(180).state == "COMPLETED", search.message
         with Store(store_path, readonly=True) as store:
@@ -136,7 +153,7 @@ def test_a_search_whose_driver_died_while_trials_waited_is_resumed_whole(tmp_pat
             assert len(trials) == 6 and {t.state for t in trials} == {"COMPLETED"}
             for trial in trials:
                 steps = [r.step for r in store.results(search.experiment_id, trial_id=trial.trial_id)]
-                assert steps == [1, 2, 3, 4], (trial.trial_id, steps)
+                assert steps == list(range(1, 9)), (trial.trial_id, steps)
     finally:
         processes.stop_all(cluster)
 

@@ -170,8 +170,12 @@ def test_a_paused_trial_frees_its_worker_and_resumes_from_its_checkpoint(store, 
     assert [r.step for r in rows] == list(range(1, 31))  # every step once: none lost, none twice
     kinds = [e["kind"] for e in store.events(search.experiment_id)]
     assert kinds.count("pause") == 1 and kinds.count("resume") == 1
-    starts = sorted(t.start for t in store.trials(search.experiment_id) if t.trial_id != trial)
-    assert paused_at is not None and starts  # the other trials ran while it was paused
+    events = store.events(search.experiment_id)
+    paused, resumed = (next(e["time"] for e in events if e["kind"] == kind) for kind in ("pause", "resume"))
+    others = [t for t in store.trials(search.experiment_id) if t.trial_id != trial]
+    assert paused_at is not None and len(others) == 2
+    assert all(paused <= t.start for t in others)  # one slot: the others ran once it had paused ...
+    assert any(t.end is not None and t.end <= resumed for t in others)  # ... and one of them ended before it went on
 
 
 def fails_first(x: float) -> dict[str, float]:

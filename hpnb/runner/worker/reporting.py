@@ -113,7 +113,8 @@ class TrialContext:
             self.stop_reason = f"{verdict} at step {step}"
 
     def flush(self) -> None:
-        if self.buffer:
+        # a batch may carry no rows: a wait in vain at the last decision step must still be told
+        if self.buffer or self.unanswered:
             rows, self.buffer = self.buffer, []
             batch: dict[str, Any] = {"trial": self.trial_id, "attempt": self.attempt, "rows": rows}
             if self.unanswered:
