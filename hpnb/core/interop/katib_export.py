@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ from hpnb.core.interop.katib_format import (
     API_VERSION,
     HYPERBAND_DEFAULT_ETA,
     KIND,
+    OBJECTIVES_ANNOTATION,
     PLACEHOLDER_IMAGE,
     TRIAL_CONTAINER,
     Note,
@@ -130,9 +132,14 @@ class _Writer:
         objective: dict[str, Any] = {"type": "minimize" if spec.mode == "min" else "maximize",
                                      "objectiveMetricName": spec.metric}
         goals = [o.name for o in spec.objectives[1:]]
+        metadata: dict[str, Any] = {"name": written}
         if goals:
             self.note("metrics", f"Katib optimises one objective: {spec.metric} is written as the objective, "
-                                 f"{', '.join(goals)} as additional metrics (recorded, not optimised)")
+                                 f"{', '.join(goals)} as additional metrics (recorded, not optimised); "
+                                 f"the annotation {OBJECTIVES_ANNOTATION} keeps them objectives for "
+                                 "hpnb import katib")
+            modes = {o.name: o.mode for o in spec.objectives}
+            metadata["annotations"] = {OBJECTIVES_ANNOTATION: json.dumps(modes, separators=(",", ":"))}
         others = goals + sorted(set(recorded) - {spec.metric, *goals})
         if others:
             objective["additionalMetricNames"] = others
@@ -153,7 +160,7 @@ class _Writer:
         body["parameters"] = [parameter_to_katib(p, self.notes) for p in self.parameters]
         body["trialTemplate"] = self._trial_template()
         self._unsaid()
-        return {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": written}, "spec": body}
+        return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": body}
 
     # -- algorithm ------------------------------------------------------------------
     def _algorithm(self) -> dict[str, Any]:

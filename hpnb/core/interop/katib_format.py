@@ -25,6 +25,9 @@ API_VERSION = "kubeflow.org/v1beta1"
 KIND = "Experiment"
 #: Katib's objective types and the mode each one means.
 OBJECTIVE_TYPES: dict[str, str] = {"minimize": "min", "maximize": "max"}
+#: the annotation that keeps a search's objectives: Katib optimises one and records the others
+#: (``additionalMetricNames``); its value is a JSON mapping ``{"metric": "min" | "max", ...}``, in order.
+OBJECTIVES_ANNOTATION = "hpnb/objectives"
 #: Katib's parameter types (``parameterType``).
 PARAMETER_TYPES: tuple[str, ...] = ("double", "int", "discrete", "categorical")
 #: keys of Katib's ``feasibleSpace``.

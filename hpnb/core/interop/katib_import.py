@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,7 @@ from hpnb.core.interop.katib_format import (
     API_VERSION,
     KIND,
     OBJECTIVE_TYPES,
+    OBJECTIVES_ANNOTATION,
     Note,
     describe,
 )
@@ -60,7 +62,7 @@ _NOT_READ = {
     "nasConfig": "not carried: hpnb does not run neural architecture searches",
     "resumePolicy": "not carried: every hpnb search can be resumed from its store (hpnb resume NAME)",
 }
-_ORDER = ("name", "metric", "mode", "strategy", "trials", "parallel", "seed", "max_failures",
+_ORDER = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "max_failures",
           "parameters", "early_stopping")
 
 
@@ -140,6 +142,8 @@ class _Reader:
         self.notes: list[Note] = []
         #: spec path -> the Katib path it was read from (to name Katib fields in errors).
         self.origin: dict[str, str] = {}
+        #: the objectives the hpnb annotation names (metric -> Katib objective type), if any.
+        self.annotated_objectives: dict[str, str] = {}
 
     def note(self, field: str, text: str) -> None:
         self.notes.append(Note(field, text))
@@ -200,8 +204,41 @@ class _Reader:
             elif key == "namespace":
                 self.note("metadata.namespace", f"{describe(item)} not carried: a search runs where its "
                                                 "resources: say")
+            elif key == "annotations":
+                self._annotations(item)
             else:
                 self.note(f"metadata.{key}", "not carried: Kubernetes metadata")
+
+    def _annotations(self, value: Any) -> None:
+        for key, item in as_mapping(value, "metadata.annotations").items():
+            field = f"metadata.annotations.{key}"
+            if key != OBJECTIVES_ANNOTATION:
+                self.note(field, "not carried: Kubernetes metadata")
+                continue
+            try:
+                modes = json.loads(item) if isinstance(item, str) else None
+            except ValueError:
+                modes = None
+            if not (isinstance(modes, dict) and all(m in ("min", "max") for m in modes.values())):
+                raise SpecError(field, "is not a JSON mapping of metric to mode", value=item,
+                                allowed='{"val_loss": "min", "latency_ms": "min"}')
+            self.annotated_objectives = modes
+            self.origin["metrics"] = field
+
+    def _several_objectives(self, metric: str, mode: str, additional: Any, out: dict[str, Any]) -> bool:
+        """The objective and the additional metrics the annotation names as objectives, if any."""
+        listed = additional if isinstance(additional, list) else []
+        named = [m for m in listed if m in self.annotated_objectives]
+        if not named:
+            return False
+        out.pop("metric"), out.pop("mode")
+        out["metrics"] = {metric: mode, **{m: self.annotated_objectives[m] for m in named}}
+        rest = [m for m in listed if m not in named]
+        self.note("spec.objective.additionalMetricNames",
+                  f"{', '.join(named)}: objectives as the annotation {OBJECTIVES_ANNOTATION} says"
+                  + (f"; {describe(rest)} recorded, as hpnb records every metric a trial reports" if rest
+                     else ""))
+        return True
 
     def _objective(self, value: Any, out: dict[str, Any]) -> None:
         path = "spec.objective"
@@ -222,8 +259,9 @@ class _Reader:
                 self.note(field, f"{describe(item)}: hpnb has no target value; the search runs its whole "
                                  "budget (stop it from the dashboard, or give the spec a timeout)")
             elif key == "additionalMetricNames":
-                self.note(field, f"{describe(item)}: metrics Katib records besides the objective; hpnb "
-                                 "records every metric a trial reports, so nothing needs saying")
+                if not self._several_objectives(metric, out["mode"], item, out):
+                    self.note(field, f"{describe(item)}: metrics Katib records besides the objective; hpnb "
+                                     "records every metric a trial reports, so nothing needs saying")
             elif key == "metricStrategies":
                 self.note(field, "not carried: how Katib picks a trial's value from its reports; hpnb "
                                  "keeps a trial's final and best values")

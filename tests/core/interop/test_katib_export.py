@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
+from hpnb.core.errors import SpecError
 from hpnb.core.interop.katib_export import DEFAULT_NAME, export_katib
 from hpnb.core.interop.katib_import import import_katib
 from hpnb.core.spec import ExperimentSpec, parse_spec
@@ -72,6 +73,13 @@ parallel: 3
 parameters:
   lr: {distribution: logUniform, min: 1.0e-4, max: 0.1}
 """,
+    "several-objectives": """
+name: mlp-front
+metrics: {val_loss: min, accuracy: max, latency_ms: min}
+strategy: tpe
+trials: 40
+seed: 3
+""" + PARAMETERS,
     "hyperband": """
 metric: loss
 strategy: random
@@ -239,6 +247,24 @@ def test_several_objectives_export_the_first_and_record_the_others_with_a_note()
     assert result.document["spec"]["objective"] == {
         "type": "minimize", "objectiveMetricName": "val_loss",
         "additionalMetricNames": ["latency_ms", "epoch"]}
+    assert result.document["metadata"]["annotations"] == {
+        "hpnb/objectives": '{"val_loss":"min","latency_ms":"min"}'}
     assert any(note.field == "metrics" and "one objective" in note.text for note in result.notes)
     assert any(note.field == "strategy" and "nsga2" in note.text for note in result.notes)
     assert experiment_errors(yaml.safe_load(result.to_yaml())) == []
+    back = import_katib(result.to_yaml())
+    assert [(o.name, o.mode) for o in back.spec.objectives] == [("val_loss", "min"), ("latency_ms", "min")]
+    assert any(note.field == "spec.objective.additionalMetricNames" and "'epoch'" in note.text
+               for note in back.notes)
+
+
+def test_additional_metrics_are_objectives_only_where_the_annotation_says() -> None:
+    text = example_text("random").replace("metadata:\n", "metadata:\n  annotations: {team: ml}\n", 1)
+    plain = import_katib(text)
+    assert len(plain.spec.objectives) == 1
+    assert any(note.field == "metadata.annotations.team" for note in plain.notes)
+    broken = text.replace("{team: ml}", "{hpnb/objectives: 'val_loss: lowest'}")
+    with pytest.raises(SpecError) as error:
+        import_katib(broken)
+    assert error.value.path == "metadata.annotations.hpnb/objectives"
+    assert error.value.line == 5
