@@ -36,6 +36,7 @@ def add_importance_option(parser: argparse.ArgumentParser) -> None:
 def show_importance(args: argparse.Namespace) -> int:
     """Print the importance table (or, with ``--json``, ``{parameter: importance}``); exit 0."""
     from hpnb.core.analysis import importance_per_objective, scored_trials
+    from hpnb.core.analysis.importance import MIN_TRIALS
     from hpnb.core.spec import parse_spec
 
     with open_store(args) as store:
@@ -57,7 +58,7 @@ def show_importance(args: argparse.Namespace) -> int:
     found = each[spec.metric]
     missing = [p.name for p in space.free if p.name not in found and p.grid_size() != 1]
     if missing:
-        lines.append(f"  not rated (missing from some trials): {', '.join(missing)}")
+        lines.append(f"  not rated (in fewer than {MIN_TRIALS} trials): {', '.join(missing)}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

@@ -17,8 +17,11 @@ Which trials count: COMPLETED ones with a score (the search's target, or another
 reported ``metric``); early-stopped trials are left out, their values being of
 shorter training (as Optuna leaves out pruned trials). Fixed parameters are not
 rated, nor parameters that take one value only. A parameter missing from some
-trials (a conditional one) is not rated either: the others are rated over the
-trials that have them all. Importances are normalised to sum to 1.
+trials (a conditional one, inactive there) is rated with "inactive" as one more
+value of its own (as fANOVA's authors treat conditional spaces: inactive values
+imputed by a value the parameter cannot take), so its importance includes what
+being active or not changes; a parameter present in fewer than
+:data:`MIN_TRIALS` trials is not rated. Importances are normalised to sum to 1.
 
 Example:
     >>> from hpnb.core.space import FloatParameter, SearchSpace
@@ -37,14 +40,14 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.analysis.errors import NotEnoughTrials
 from hpnb.core.analysis.history import scored_trials
 from hpnb.core.errors import HpnbError, quote
 from hpnb.core.objectives import Objective
-from hpnb.core.space import Parameter, SearchSpace
+from hpnb.core.space import CategoricalParameter, Parameter, SearchSpace
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.trial import TrialState
 
@@ -55,12 +58,16 @@ if TYPE_CHECKING:
 EVALUATORS: tuple[str, ...] = ("fanova", "ped-anova")
 #: the fewest completed trials an importance is computed from.
 MIN_TRIALS = 4
+#: where an inactive value of a conditional parameter sits on its unit axis (its values span [0, 1]).
+INACTIVE_ON_UNIT = -0.25
 #: fANOVA's trees are at most this deep. Optuna's default (64) grows full trees, whose evaluation
 #: grows about with the square of the trials (55 s for 1,000 trials on 2 busy cores); at depth 8 it
 #: took 2-8 s for 100 to 5,000 trials with the same ranking, and searches of up to 256 trials
 #: get full trees anyway.
 FANOVA_MAX_DEPTH = 8
 _COMPLETED = frozenset({TrialState.COMPLETED.value})
+#: the value of a parameter a trial does not have (inactive under its condition).
+INACTIVE = object()
 
 
 def parameter_importance(trials: Sequence[TrialRecord], space: SearchSpace, mode: str,
@@ -93,8 +100,7 @@ def parameter_importance(trials: Sequence[TrialRecord], space: SearchSpace, mode
         raise NotEnoughTrials("importance", MIN_TRIALS, len(scored), kind="completed")
     rated = rated_parameters(space, [trial for trial, _ in scored])
     if not rated:
-        raise HpnbError("importance: no parameter to rate (every parameter is fixed or missing from "
-                        "some trials)")
+        raise HpnbError("importance: no parameter to rate (every parameter is fixed or takes one value)")
     study = _study(scored, rated, mode)
     if len(study.trials) < MIN_TRIALS:
         raise NotEnoughTrials("importance", MIN_TRIALS, len(study.trials), kind="completed")
@@ -117,10 +123,28 @@ def importance_per_objective(trials: Sequence[TrialRecord], space: SearchSpace,
 
 
 def rated_parameters(space: SearchSpace, trials: Sequence[TrialRecord]) -> list[Parameter]:
-    """The free parameters of ``space`` with more than one value that every one of ``trials``
-    has, in the space's order."""
+    """The free parameters of ``space`` with more than one value that at least :data:`MIN_TRIALS`
+    of ``trials`` have, in the space's order."""
     return [p for p in space.free
-            if p.grid_size() != 1 and all(p.name in trial.params for trial in trials)]
+            if p.grid_size() != 1 and sum(p.name in trial.params for trial in trials) >= MIN_TRIALS]
+
+
+def _encoding(p: Parameter, conditional: bool) -> tuple[Any, Callable[[Any], Any]]:
+    """Optuna's distribution of ``p`` and how a stored value (:data:`INACTIVE` when it has none)
+    is written in it; a conditional parameter's distribution has room for "inactive"."""
+    from optuna.distributions import CategoricalDistribution, FloatDistribution
+
+    from hpnb.core.strategies.optuna_sampler import encode_value, optuna_distribution
+
+    distribution, on_unit = optuna_distribution(p)
+    if not conditional:
+        return distribution, lambda value: encode_value(p, value, on_unit)
+    if isinstance(p, CategoricalParameter):
+        inactive = len(p.choices)
+        return (CategoricalDistribution(tuple(range(inactive + 1))),
+                lambda value: inactive if value is INACTIVE else p.index(value))
+    return (FloatDistribution(INACTIVE_ON_UNIT, 1.0),
+            lambda value: INACTIVE_ON_UNIT if value is INACTIVE else p.to_unit(value))
 
 
 def _study(scored: Sequence[tuple[TrialRecord, float]], rated: Sequence[Parameter],
@@ -128,14 +152,14 @@ def _study(scored: Sequence[tuple[TrialRecord, float]], rated: Sequence[Paramete
     """An in-memory study of the scored trials (those whose values the space cannot take left out)."""
     import optuna
 
-    from hpnb.core.strategies.optuna_sampler import encode_value, optuna_distribution, quiet_optuna
+    from hpnb.core.strategies.optuna_sampler import quiet_optuna
 
-    encoding = {p.name: optuna_distribution(p) for p in rated}
+    encoding = {p.name: _encoding(p, any(p.name not in trial.params for trial, _ in scored)) for p in rated}
     distributions = {name: dist for name, (dist, _) in encoding.items()}
     frozen = []
     for trial, score in scored:
         try:
-            params = {p.name: encode_value(p, trial.params[p.name], encoding[p.name][1]) for p in rated}
+            params = {p.name: encoding[p.name][1](trial.params.get(p.name, INACTIVE)) for p in rated}
             frozen.append(optuna.trial.create_trial(params=params, distributions=distributions, value=score))
         except (KeyError, ValueError, TypeError):
             continue  # a value from an earlier version of the spec

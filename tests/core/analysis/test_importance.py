@@ -65,14 +65,37 @@ def test_too_few_completed_trials_is_said_plainly():
         parameter_importance([], space, "min")
 
 
-def test_a_parameter_missing_from_some_trials_is_not_rated_and_the_others_are():
+@pytest.mark.parametrize("evaluator", ["fanova", "ped-anova"])
+@pytest.mark.parametrize("conditional", [FloatParameter("momentum", low=0.0, high=1.0),
+                                         IntParameter("momentum", 0, 9),
+                                         CategoricalParameter("momentum", ("low", "mid", "high"))])
+def test_a_conditional_parameter_that_drives_the_score_where_active_is_rated(conditional, evaluator):
+    optimizer = CategoricalParameter("optimizer", ("sgd", "adam"))
+    space = SearchSpace((optimizer, conditional, NOISE))
+    jitter = np.random.default_rng(2)
+
+    def score(c):  # with sgd, the momentum decides everything; adam is a middling constant
+        if c["optimizer"] == "adam":
+            return 1.0 + 0.05 * jitter.random()
+        return 2.0 * conditional.to_unit(c["momentum"]) + 0.05 * jitter.random()
+
+    trials = sampled(space, 80, score)
+    for t in trials:  # momentum is active with sgd only
+        if t.params["optimizer"] == "adam":
+            del t.params["momentum"]
+    found = parameter_importance(trials, space, "min", evaluator)
+    assert set(found) == {"optimizer", "momentum", "noise"}
+    assert found["momentum"] > found["noise"] and found["momentum"] > 0.3
+    assert sum(found.values()) == pytest.approx(1.0)
+
+
+def test_a_parameter_in_too_few_trials_is_not_rated_and_the_others_are():
     momentum = FloatParameter("momentum", low=0.0, high=1.0)
     optimizer = CategoricalParameter("optimizer", ("sgd", "adam"))
     space = SearchSpace((optimizer, momentum, NOISE))
     trials = sampled(space, 40, lambda c: 2.0 * (c["optimizer"] == "sgd") + 0.1 * c["noise"])
-    for t in trials:  # momentum only means something with sgd
-        if t.params["optimizer"] == "adam":
-            del t.params["momentum"]
+    for t in trials[3:]:  # only three trials have a momentum
+        t.params.pop("momentum", None)
     found = parameter_importance(trials, space, "min")
     assert list(found) == ["optimizer", "noise"]
 
