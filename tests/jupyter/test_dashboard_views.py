@@ -341,6 +341,12 @@ def test_importance_is_drawn_off_the_main_thread_with_a_bar_per_parameter(tmp_pa
     assert threads and threading.main_thread().name not in threads
     assert sorted(tabs.figures[IMPORTANCE].data[0]["y"]) == ["layers", "lr", "opt"]
     assert sum(tabs.figures[IMPORTANCE].data[0]["x"]) == pytest.approx(1.0)
+    assert tabs.figures[IMPORTANCE].plot_layout["title"]["text"].startswith("fANOVA importance")
+
+    tabs.evaluator.value = "ped-anova"  # the other evaluator, chosen above the bars
+    tabs._analysis.join(60.0)
+    assert tabs.figures[IMPORTANCE].plot_layout["title"]["text"].startswith("PED-ANOVA importance")
+    assert sorted(tabs.figures[IMPORTANCE].data[0]["y"]) == ["layers", "lr", "opt"]
     model.close()
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from hpnb.core.analysis.errors import NotEnoughTrials
-from hpnb.core.analysis.importance import importance_per_objective, parameter_importance
+from hpnb.core.analysis.importance import importance_per_objective
 from hpnb.core.analysis.slices import contour_data, contour_pair
 from hpnb.core.errors import HpnbError
 from hpnb.core.space import SearchSpace
@@ -24,6 +24,8 @@ from hpnb.jupyter.dashboard.panels import note_html
 from hpnb.jupyter.dashboard.throttle import Throttled
 
 IMPORTANCE, CONTOUR = "Importance", "Contour"
+#: the importance evaluators (:data:`hpnb.core.analysis.importance.EVALUATORS`) as people name them.
+EVALUATOR_TITLES = {"fANOVA": "fanova", "PED-ANOVA": "ped-anova"}
 #: seconds between two computations of importance (or of a contour) at most.
 ANALYSIS_INTERVAL = 5.0
 
@@ -36,11 +38,14 @@ class AnalysisPanels:
         state: returns the last view (or None) and the name of the plot shown.
         figure: the figure of a plot by name (made on first use).
         notes: the note above each plot, by name.
+        evaluator: the importance evaluator chosen (fANOVA by default).
     """
 
     def __init__(self, space: SearchSpace | None, state: Callable[[], tuple[View | None, str]],
-                 figure: Callable[[str], Any], notes: Mapping[str, widgets.HTML]) -> None:
+                 figure: Callable[[str], Any], notes: Mapping[str, widgets.HTML],
+                 evaluator: Callable[[], str] = lambda: "fanova") -> None:
         self.space = space
+        self._evaluator = evaluator
         self._state = state
         self._figure = figure
         self._notes = notes
@@ -65,14 +70,14 @@ class AnalysisPanels:
 
     def _rate(self, view: View, trials: list[Any]) -> None:
         assert self.space is not None
-        key = (IMPORTANCE, tuple(t.trial_id for t in trials))
+        evaluator = self._evaluator()
+        key = (IMPORTANCE, evaluator, tuple(t.trial_id for t in trials))
         if self._sent.get(IMPORTANCE) == key:
             return
         objectives = view.header.objectives
         several = view.header.is_multi_objective
         try:
-            per_objective = (importance_per_objective(trials, self.space, objectives) if several else
-                             {view.header.metric: parameter_importance(trials, self.space, view.header.mode)})
+            per_objective = importance_per_objective(trials, self.space, objectives, evaluator)
         except (NotEnoughTrials, HpnbError) as err:  # said plainly where the bars would be
             self._notes[IMPORTANCE].value = note_html(str(err))
             insight_figures.update_importance(self._figure(IMPORTANCE), {}, "")
@@ -82,7 +87,8 @@ class AnalysisPanels:
         completed = sum(1 for t in view.trials if t.state == "COMPLETED")
         basis = f"{len(trials)} completed trials" + ("" if len(trials) == completed else f" of {completed}")
         self._notes[IMPORTANCE].value = ""
-        heading = f"fANOVA importance for {' and '.join(per_objective)} ({basis})"
+        title = next(t for t, name in EVALUATOR_TITLES.items() if name == evaluator)
+        heading = f"{title} importance for {' and '.join(per_objective)} ({basis})"
         if several:  # one bar set per objective
             insight_figures.update_importance_per_objective(self._figure(IMPORTANCE), per_objective, heading)
         else:

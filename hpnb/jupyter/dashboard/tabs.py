@@ -28,7 +28,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import Objective
 from hpnb.core.summary import ExperimentState, pareto_ranks
 from hpnb.jupyter.dashboard import data, figures, insight, insight_figures, pareto
-from hpnb.jupyter.dashboard.analysis_panels import CONTOUR, IMPORTANCE, AnalysisPanels
+from hpnb.jupyter.dashboard.analysis_panels import CONTOUR, EVALUATOR_TITLES, IMPORTANCE, AnalysisPanels
 from hpnb.jupyter.dashboard.axes import parallel_coordinates
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.panels import DRAWING, PairSelector, note_html, set_visible
@@ -78,11 +78,13 @@ class InsightTabs:
                                                    style={"button_width": "auto"})
         self.history_order.add_class("hpnb-history-order")
         self.pair = PairSelector(self.objectives)
+        self.evaluator = widgets.Dropdown(description="evaluator", options=list(EVALUATOR_TITLES.items()),
+                                          value="fanova")
         #: the figure of each plot made so far (see :meth:`figure`).
         self.figures: dict[str, Any] = {}
         self.notes = {name: widgets.HTML(note_html(DRAWING)) for name in MAKERS}
         extra = {HISTORY: [self.history_order], CURVES: [self.metric], SLICES: [self.parameter],
-                 PARETO: [self.pair.box]}
+                 PARETO: [self.pair.box], IMPORTANCE: [self.evaluator]}
         self.panels = {name: widgets.VBox([*extra.get(name, []), self.notes[name]]) for name in MAKERS}
         self.body = widgets.VBox([self.panels[first]], layout={"width": "100%"})
         # plotly.js reaches the page with the dashboard, before any plot is made
@@ -92,9 +94,11 @@ class InsightTabs:
         self._lock = threading.RLock()
         #: whether plots are drawn: not while the dashboard is first displayed (see :meth:`render`).
         self._drawing = False
-        self._analysis = AnalysisPanels(model.space, self._last_shown, self.figure, self.notes)
+        self._analysis = AnalysisPanels(model.space, self._last_shown, self.figure, self.notes,
+                                        evaluator=lambda: str(self.evaluator.value))
         self.selector.observe(lambda _: self._show(), names="value")
-        for choice in (self.metric, self.parameter, self.history_order, self.pair.x, self.pair.y):
+        for choice in (self.metric, self.parameter, self.history_order, self.pair.x, self.pair.y,
+                       self.evaluator):
             choice.observe(lambda _: self.redraw(), names="value")
 
     def figure(self, name: str) -> Any:
