@@ -14,6 +14,7 @@ import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,12 +140,14 @@ def run_all_cells(page, log: PageLog) -> None:
                what="the first cell to run")
 
 
-def wait_until(page, log: PageLog, script: str, arg: object = None, what: str = "") -> None:
-    """Waits for a JavaScript condition; on a timeout, fails with the browser's console."""
+def wait_until(page, log: PageLog, script: str, arg: object = None, what: str = "") -> Any:
+    """Waits for a JavaScript condition and returns the value that met it (a plot may be redrawn
+    right after: read again, it could be between two states); on a timeout, fails with the
+    browser's console."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function(script, arg=arg, timeout=WAIT_MS)
+        return page.wait_for_function(script, arg=arg, timeout=WAIT_MS).json_value()
     except PlaywrightTimeout:
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "dashboard-failure.png"))

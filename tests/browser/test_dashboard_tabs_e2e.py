@@ -199,9 +199,9 @@ def stored_page(browser, lab_server):
 
 def _shown(page, log, output: int, ready: str, what: str) -> dict:
     """What the plot shown in dashboard ``output`` draws, once ``ready`` (JS, given it) holds."""
-    wait_until(page, log, f"(arg) => {{ const d = ({SHOWN_TRACES})(arg); return !!d && ({ready})(d); }}",
-               arg=[output], what=what)
-    return page.evaluate(SHOWN_TRACES, [output])
+    found: dict = wait_until(page, log, f"(arg) => {{ const d = ({SHOWN_TRACES})(arg); "
+                                        f"return !!d && ({ready})(d) ? d : null; }}", arg=[output], what=what)
+    return found
 
 
 def _the_history_runs_by_end_time(page, log, paged, trials: dict) -> None:
