@@ -174,8 +174,9 @@ def test_a_paused_trial_frees_its_worker_and_resumes_from_its_checkpoint(store, 
     paused, resumed = (next(e["time"] for e in events if e["kind"] == kind) for kind in ("pause", "resume"))
     others = [t for t in store.trials(search.experiment_id) if t.trial_id != trial]
     assert paused_at is not None and len(others) == 2
-    assert all(paused <= t.start for t in others)  # one slot: the others ran once it had paused ...
-    assert any(t.end is not None and t.end <= resumed for t in others)  # ... and one of them ended before it went on
+    # one slot: the others ran once it had paused, and one of them ended before it went on
+    assert all(paused <= t.start for t in others)
+    assert any(t.end is not None and t.end <= resumed for t in others)
 
 
 def fails_first(x: float) -> dict[str, float]:
