@@ -39,6 +39,11 @@ def test_order_is_by_rank_then_crowding(points: list[tuple[float, ...]]) -> None
     ranks = non_domination_ranks(points)
     assert sorted(order) == list(range(len(points)))
     assert [ranks[i] for i in order] == sorted(ranks)
+    for rank in set(ranks):  # within a front: the most isolated first, ties by index
+        members = [i for i in range(len(points)) if ranks[i] == rank]
+        distance = dict(zip(members, crowding_distances([points[i] for i in members]), strict=True))
+        ordered = [i for i in order if ranks[i] == rank]
+        assert ordered == sorted(members, key=lambda i: (-distance[i], i))
 
 
 def test_equal_points_share_their_front() -> None:
