@@ -67,29 +67,34 @@ class Verdicts:
 
     def judge(self, runtime: DrivenTrial, step: int, value: float, checkpointed: bool, waits: bool) -> str:
         """Let the strategy and the early-stopping rule see one result; the trial's verdict."""
+        # called for every report a search streams: what cannot change anything is not called
+        driver, trial_id = self.driver, runtime.trial_id
+        strategy = driver.strategy
         if checkpointed:
-            self.driver.strategy.checkpointed(runtime.trial_id, step)
-        self.driver.strategy.report(runtime.trial_id, step, value)
-        decision = self.driver.strategy.decide(runtime.trial_id, step)
+            strategy.checkpointed(trial_id, step)
+        strategy.report(trial_id, step, value)
+        decision = strategy.decide(trial_id, step)
         if waits:
             self.settle_paused()
-        if isinstance(decision, Exploit):
-            return EXPLOIT if self.exploit(runtime, decision, waits) else CONTINUE
-        if decision is Decision.STOP:
-            self.driver.request_stop(runtime, f"{BUDGET_REACHED} (max_steps={step})", waits)
-            return STOP
-        ruled = self.driver.scheduler.on_result(runtime.trial_id, step, value)
+        if decision is not None:
+            if isinstance(decision, Exploit):
+                return EXPLOIT if self.exploit(runtime, decision, waits) else CONTINUE
+            if decision is Decision.STOP:
+                driver.request_stop(runtime, f"{BUDGET_REACHED} (max_steps={step})", waits)
+                return STOP
+        ruled = driver.scheduler.on_result(trial_id, step, value)
         if ruled is Decision.PAUSE:
             ruled = self.rule_pause(runtime, step, waits)
-        self.driver.pauses.promote_waiting()  # this result may rank a trial paused at a rung higher
+        if driver.pauses.promotion:  # this result may rank a trial paused at a rung higher
+            driver.pauses.promote_waiting()
         if ruled is Decision.STOP:
-            self.driver.request_stop(runtime, self.stop_reason(step), waits)
+            driver.request_stop(runtime, self.stop_reason(step), waits)
             return STOP
         if ruled is Decision.PAUSE:
             return PAUSE
         if decision is Decision.PAUSE:
             return self.strategy_pause(runtime, waits)
-        return self.user_pause(runtime, waits)
+        return self.user_pause(runtime, waits) if runtime.pause_requested else CONTINUE
 
     def rule_pause(self, runtime: DrivenTrial, step: int, waits: bool) -> Decision:
         """The rule holds the trial at a rung until it is promoted (ASHA's promotion type). A trial
