@@ -149,7 +149,8 @@ def curve_trials(
     chosen: dict[int, TrialRecord] = {}
     if selected is not None and selected in by_id:
         chosen[selected] = by_id[selected]
-    running = [t for t in trials if trial_state(t, search) == "RUNNING"]
+    # a search no driver works on has no running trial (they show as interrupted)
+    running = [t for t in trials if trial_state(t, search) == "RUNNING"] if search.is_active else []
     for trial in running[: limit // 2] + as_ranking(trials, mode).order:
         if len(chosen) >= limit:
             break

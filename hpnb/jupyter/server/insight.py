@@ -34,7 +34,7 @@ from hpnb.jupyter.dashboard.data import trial_duration
 from hpnb.jupyter.server import bounded
 from hpnb.jupyter.server.handlers import MAX_PAGE, MAX_POSITION, HpnbHandler
 from hpnb.jupyter.server.ranking import search_ranking
-from hpnb.jupyter.server.trials_cache import trials_of
+from hpnb.jupyter.server.trials_cache import kept_with_trials, trials_of
 from hpnb.jupyter.server.views import search_state, trial_json
 
 #: the history sends every trial that set a new best and an even sample of the others, this many at most.
@@ -99,7 +99,9 @@ class HistoryHandler(InsightHandler):
 
         def work(store: Store) -> dict[str, Any]:
             record = store.experiment(name)
-            points = optimization_history(trials_of(store, record), record.mode, order=cast(Order, order))
+            points = kept_with_trials(store.path, record, trials_of(store, record), f"history:{order}",
+                                      lambda kept: optimization_history(kept, record.mode,
+                                                                        order=cast(Order, order)))
             kept = bounded.thinned_history(points, MAX_HISTORY, selected)
             return {"order": order, "metric": record.metric, "mode": record.mode, "total": len(points),
                     "points": [{"trial_id": p.trial_id, "state": p.state, "score": p.score, "end": p.end,

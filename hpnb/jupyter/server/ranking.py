@@ -21,7 +21,6 @@ Example:
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +36,7 @@ from hpnb.core.summary import (
     trial_scores,
 )
 from hpnb.core.trial import TrialState
+from hpnb.jupyter.server.trials_cache import kept_with_trials
 
 #: an objective column's sort key is this prefix and the objective's name.
 OBJECTIVE_PREFIX = "objective:"
@@ -98,27 +98,11 @@ def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) 
     return SearchRanking(objectives, order, positions, pareto)
 
 
-#: rankings kept: (store, experiment id) -> (the trials list it was made from, the ranking).
-_KEPT: dict[tuple[str, int], tuple[list[TrialRecord], SearchRanking]] = {}
-_KEPT_SIZE = 8
-_LOCK = threading.Lock()
-
-
 def search_ranking(store_path: object, record: ExperimentRecord, trials: list[TrialRecord]) -> SearchRanking:
     """The ranking of ``record``'s ``trials``, kept while the routes are handed the same list
     (:func:`~hpnb.jupyter.server.trials_cache.trials_of` keeps it for a search no driver works on)."""
-    key = (str(store_path), record.id)
-    with _LOCK:
-        found = _KEPT.get(key)
-    if found is not None and found[0] is trials:
-        return found[1]
-    ranking = rank_trials(trials, record_objectives(record))
-    with _LOCK:
-        _KEPT.pop(key, None)
-        while len(_KEPT) >= _KEPT_SIZE:
-            _KEPT.pop(next(iter(_KEPT)))
-        _KEPT[key] = (trials, ranking)
-    return ranking
+    return kept_with_trials(store_path, record, trials, "ranking",
+                            lambda kept: rank_trials(kept, record_objectives(record)))
 
 
 def objective_sort_keys(objectives: Sequence[Objective]) -> list[str]:

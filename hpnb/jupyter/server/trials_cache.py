@@ -13,6 +13,8 @@ Example:
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.jupyter.server.views import search_state
@@ -21,6 +23,9 @@ from hpnb.jupyter.server.views import search_state
 _CACHE: dict[tuple[str, int, float, str], list[TrialRecord]] = {}
 CACHE_SIZE = 8
 _LOCK = threading.Lock()
+#: what was computed from kept trials: (store, id, what) -> (the trials list, the value).
+_DERIVED: dict[tuple[str, int, str], tuple[list[TrialRecord], Any]] = {}
+T = TypeVar("T")
 
 
 def trials_of(store: Store, record: ExperimentRecord) -> list[TrialRecord]:
@@ -39,3 +44,23 @@ def trials_of(store: Store, record: ExperimentRecord) -> list[TrialRecord]:
                 _CACHE.pop(next(iter(_CACHE)))
             _CACHE[key] = found
     return found
+
+
+def kept_with_trials(store_path: object, record: ExperimentRecord, trials: list[TrialRecord], what: str,
+                     compute: Callable[[list[TrialRecord]], T]) -> T:
+    """``compute(trials)``, kept while the routes are handed the same ``trials`` list (as
+    :func:`trials_of` does for a search no driver works on); ``what`` names the value (its kind
+    and options), so that each search keeps one of each."""
+    key = (str(store_path), record.id, what)
+    with _LOCK:
+        found = _DERIVED.get(key)
+    if found is not None and found[0] is trials:
+        value: T = found[1]
+        return value
+    value = compute(trials)
+    with _LOCK:
+        _DERIVED.pop(key, None)
+        while len(_DERIVED) >= 4 * CACHE_SIZE:
+            _DERIVED.pop(next(iter(_DERIVED)))
+        _DERIVED[key] = (trials, value)
+    return value
