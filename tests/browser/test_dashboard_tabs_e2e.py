@@ -178,7 +178,7 @@ SHOWN_TRACES = """([index]) => {
     const dimensions = t => t.dimensions && t.dimensions.map(d => ({label: d.label, values: d.values}));
     const {xaxis, yaxis} = plot._fullLayout;
     return {
-        traces: plot.data.map(t => ({name: t.name, type: t.type, x: t.x, y: t.y, text: t.text,
+        traces: plot.data.map(t => ({name: t.name, type: t.type, mode: t.mode, x: t.x, y: t.y, text: t.text,
                                           dimensions: dimensions(t), colors: t.line && t.line.color,
                                           scale: t.line && t.line.colorscale})),
         xaxis: xaxis && {type: xaxis.type, title: xaxis.title.text},
@@ -221,8 +221,9 @@ def _the_selected_trial_stands_out(page, log, paged, trials: dict, steps: int) -
     row.click()
     paged.locator(f'.hpnb-table tr.hpnb-selected[data-trial="{trial_id}"]').wait_for()
     _show_tab(page, log, paged, "Curves", ".jp-OutputArea .scatterlayer path.js-line")
-    drawn = _shown(page, log, 1, "d => d.traces.some(t => t.name === 'selected' && t.x.length > 0)",
-                   "the selected trial's curve")
+    # the history, shown until the tab switches, has a "selected" marker too: wait for the curves' line
+    drawn = _shown(page, log, 1, "d => d.traces.some(t => t.name === 'selected' && t.mode === 'lines' "
+                   "&& t.x.length > 0)", "the selected trial's curve")
     selected = next(t for t in drawn["traces"] if t["name"] == "selected")
     assert set(selected["text"]) == {f"trial {trial_id}"} and selected["x"] == list(range(steps))
     _show_tab(page, log, paged, "Parallel coordinates", ".jp-OutputArea .parcoords")
