@@ -1,6 +1,7 @@
 // One plot of the hpnb dashboard, drawn with plotly.js from the model's `data` and
 // `plot_layout` (plot.py). plotly.js comes once per kernel with the dashboard's PlotlyCode
-// widget (plotly_code.js): this waits for it in the page-wide registry. A plot is drawn at the width
+// widget (plotly_code.js): this waits for it in the page-wide registry (plotly_registry.js,
+// prepended). A plot is drawn at the width
 // of its place, again when that changes, and not while it has no width (off the page); one
 // out of sight (a hidden tab drawn ahead, see tabs.py) is drawn when the page is idle.
 // Plots drawn with WebGL (parallel coordinates) hold browser contexts, of which a page has
@@ -8,22 +9,8 @@
 // drawn again when it comes into sight. A click on a point that carries `customdata` (its trial
 // id) is sent to the kernel, which selects that trial.
 
-const REGISTRY = Symbol.for("hpnb.plotly-js");
 const WEBGL_PLOTS = Symbol.for("hpnb.webgl-plots");
 const MAX_WEBGL_PLOTS = 4;
-
-/** The promise of { Plotly, template } of `version` (the same entry as plotly_code.js makes). */
-function plotlyJs(version) {
-  const entries = (globalThis[REGISTRY] ??= new Map());
-  let found = entries.get(version);
-  if (!found) {
-    let resolve, reject;
-    const promise = new Promise((ok, fail) => { resolve = ok; reject = fail; });
-    found = { promise, resolve, reject, loading: false };
-    entries.set(version, found);
-  }
-  return found.promise;
-}
 
 function usesWebgl(data) {
   return data.some((trace) => trace.type === "parcoords" || String(trace.type).endsWith("gl"));
@@ -114,7 +101,7 @@ function render({ model, el }) {
   sighted.observe(el);
   model.on("change:data", changed);
   model.on("change:plot_layout", changed);
-  plotlyJs(model.get("plotly")).then((loaded) => {
+  plotlyEntry(model.get("plotly")).promise.then((loaded) => {
     plotly = loaded;
     soon();
   }, (error) => {

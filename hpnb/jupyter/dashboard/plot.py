@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import anywidget
 import traitlets
 
 from hpnb.jupyter.dashboard.plotly_code import plotly_version, shared_plotly_code
+from hpnb.jupyter.dashboard.plotly_registry import with_plotly_registry
 
-_HERE = Path(__file__).parent
 #: plotly.js options of every plot: no logo, no mode bar until hovered.
 CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -66,7 +65,7 @@ def json_safe(value: Any) -> Any:
 class Plot(anywidget.AnyWidget):
     """A plotly.js plot: ``data`` (traces) and ``plot_layout`` (merged over the base layout)."""
 
-    _esm = _HERE / "plot.js"
+    _esm = with_plotly_registry("plot.js")
     data: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     plot_layout = traitlets.Dict({}).tag(sync=True)
     config = traitlets.Dict(CONFIG).tag(sync=True)

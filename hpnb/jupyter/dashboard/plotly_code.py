@@ -25,7 +25,8 @@ from typing import Any
 import anywidget
 import traitlets
 
-_HERE = Path(__file__).parent
+from hpnb.jupyter.dashboard.plotly_registry import with_plotly_registry
+
 #: the plotly.js bundle is a UMD script: as an ES module, it fills this ``module`` object.
 _MODULE_START = b"const module = { exports: {} };\n"
 _MODULE_END = b"\nexport default module.exports;\n"
@@ -66,7 +67,7 @@ def template() -> dict[str, Any]:
 class PlotlyCode(anywidget.AnyWidget):
     """Carries plotly.js (``code``) and the plots' template to the page; shows nothing."""
 
-    _esm = _HERE / "plotly_code.js"
+    _esm = with_plotly_registry("plotly_code.js")
     version = traitlets.Unicode("").tag(sync=True)
     code = traitlets.Bytes(b"").tag(sync=True)
     template = traitlets.Dict({}).tag(sync=True)
