@@ -5,6 +5,12 @@ latest one of each trial next to the store (``checkpoints/<experiment id>/``),
 so that a retry after a worker crash, a resumed search, or a
 population-based-training exploit in another process can start from it.
 
+Each checkpoint is a file of its own (``trial-<id>-<n>.pkl``, ``n`` increasing), never
+written over: the store names the file of the step it holds, and that file stays until
+the store has committed a newer one (:meth:`CheckpointFiles.prune`). A driver killed
+between writing a checkpoint and storing its step thus resumes from the checkpoint of
+the step the store has, not from a later one whose report it never stored.
+
 The folder is the user's to delete or break while a search runs: a missing
 folder is made again on the next write, and a checkpoint that cannot be written
 or read is reported, never raised (a search does not fail for want of a file).
@@ -14,8 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
+
+#: a checkpoint file's name: its trial and its number (none: one written before numbers).
+_NAME = re.compile(r"trial-(\d+)(?:-(\d+))?\.pkl")
 
 
 class CheckpointFiles:
@@ -30,13 +41,14 @@ class CheckpointFiles:
         >>> import tempfile
         >>> files = CheckpointFiles(tempfile.mkdtemp(), experiment_id=1)
         >>> ref = files.write(3, b"state")
-        >>> files.read(ref), files.last_error
-        (b'state', None)
+        >>> files.read(ref), files.last_error, files.latest(3) == ref
+        (b'state', None, True)
     """
 
     def __init__(self, root: str | os.PathLike[str], experiment_id: int) -> None:
         self.directory = Path(root) / str(int(experiment_id))
         self.last_error: str | None = None
+        self._last_number = 0
 
     def write(self, trial_id: int, blob: bytes) -> str | None:
         """Store ``blob`` as trial ``trial_id``'s checkpoint (atomically); returns its reference.
@@ -45,7 +57,9 @@ class CheckpointFiles:
         writing. When the file cannot be written (a file where the folder should be, no
         permission, a full disk) nothing is raised: returns None and sets :attr:`last_error`.
         """
-        name = self.ref(trial_id)
+        # numbers grow with time, so a resumed driver's files come after those it found
+        self._last_number = max(time.time_ns(), self._last_number + 1)
+        name = f"trial-{int(trial_id)}-{self._last_number}.pkl"
         try:
             try:
                 self._put(name, blob)
@@ -72,10 +86,31 @@ class CheckpointFiles:
                 os.unlink(tmp)
             raise
 
-    @staticmethod
-    def ref(trial_id: int) -> str:
-        """The reference of trial ``trial_id``'s checkpoint."""
-        return f"trial-{int(trial_id)}.pkl"
+    def _files(self, trial_id: int) -> list[tuple[int, str]]:
+        """(number, name) of trial ``trial_id``'s checkpoint files, oldest first."""
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return []
+        found = [(m, name) for name in names if (m := _NAME.fullmatch(name)) and int(m[1]) == trial_id]
+        return sorted((int(m[2] or -1), name) for m, name in found)
+
+    def latest(self, trial_id: int) -> str | None:
+        """The reference of trial ``trial_id``'s newest checkpoint file, if any."""
+        files = self._files(trial_id)
+        return files[-1][1] if files else None
+
+    def prune(self, trial_id: int, kept: str) -> None:
+        """Remove trial ``trial_id``'s checkpoint files older than ``kept`` (the one the store
+        has just committed); errors are ignored (the folder is the user's)."""
+        match = _NAME.fullmatch(kept)
+        if match is None:
+            return
+        number = int(match[2] or -1)
+        for older, name in self._files(trial_id):
+            if older < number:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.directory / name)
 
     def read(self, ref: str) -> bytes | None:
         """The checkpoint stored under ``ref``, or None if it is gone or cannot be read."""

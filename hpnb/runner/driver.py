@@ -83,8 +83,9 @@ class Driver(threading.Thread):
         self.strategy, self.scheduler = strategy, scheduler
         self.inbox: queue.Queue[Any] = queue.Queue()
         self.executor.sink = self.inbox.put
-        self.writer = StoreWriter(store, experiment_id, strategy, scheduler, on_change)
         self.checkpoints = CheckpointFiles(store.path.parent / "checkpoints", experiment_id)
+        self.writer = StoreWriter(store, experiment_id, strategy, scheduler, on_change,
+                                  on_checkpoint_stored=self.checkpoints.prune)
         self.on_end = on_end
         self.scale = scale
         self.lease = lease

@@ -28,10 +28,13 @@ class StoreWriter:
     """Buffers one experiment's writes; only the driver thread calls it."""
 
     def __init__(self, store: Store, experiment_id: int, strategy: Strategy, scheduler: Scheduler,
-                 on_change: Callable[[], None]) -> None:
+                 on_change: Callable[[], None],
+                 on_checkpoint_stored: Callable[[int, str], None] = lambda trial_id, ref: None) -> None:
         self.store, self.experiment_id = store, experiment_id
         self.strategy, self.scheduler = strategy, scheduler
         self.on_change = on_change
+        #: told of each checkpoint reference once the store has committed it
+        self.on_checkpoint_stored = on_checkpoint_stored
         self.new_trials: list[DrivenTrial] = []
         self.trial_changes: dict[int, dict[str, Any]] = {}
         self.rows: list[ResultRow] = []
@@ -89,8 +92,11 @@ class StoreWriter:
         self.next_flush = time.monotonic() + FLUSH_INTERVAL
         changed = bool(self.new_trials or self.trial_changes or self.rows or self.events
                        or self.experiment_changes or self.checkpoints or self.outputs)
+        stored = {trial_id: ref for trial_id, _, ref in self.checkpoints}  # each trial's newest
         with self.store.batch():
             self._write_all(force_state)
+        for trial_id, ref in stored.items():  # committed: the files they replace may go
+            self.on_checkpoint_stored(trial_id, ref)
         if changed:
             self.on_change()
 

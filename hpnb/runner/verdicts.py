@@ -179,7 +179,8 @@ class Verdicts:
         donor = self.driver.running.get(trial_id) or self.driver.pauses.paused.get(trial_id)
         if donor is not None and donor.checkpoint is not None:
             return donor.checkpoint
-        return self.driver.checkpoints.read(self.driver.checkpoints.ref(trial_id))
+        ref = self.driver.checkpoints.latest(trial_id)
+        return None if ref is None else self.driver.checkpoints.read(ref)
 
     def stop_reason(self, step: int) -> str:
         max_t = self.driver.scheduler.max_t

@@ -23,16 +23,39 @@ def leftovers(files: CheckpointFiles) -> list[str]:
 
 def test_write_then_read(files: CheckpointFiles) -> None:
     ref = files.write(3, b"state")
-    assert ref == files.ref(3) == "trial-3.pkl"
-    assert files.read(ref) == b"state" and files.last_error is None
-    assert files.write(3, b"newer") == ref and files.read(ref) == b"newer"
+    assert ref is not None and ref.startswith("trial-3-") and ref.endswith(".pkl")
+    assert files.read(ref) == b"state" and files.last_error is None and files.latest(3) == ref
     assert leftovers(files) == []
 
 
+def test_a_newer_checkpoint_never_replaces_the_one_the_store_names(files: CheckpointFiles) -> None:
+    """A driver killed between writing a checkpoint and storing its step resumes from the step the
+    store has: the file the store names still holds that step until the store names a newer one."""
+    stored = files.write(3, b"step 1")
+    newer = files.write(3, b"step 2")  # written; the driver dies before the store commits it
+    assert stored is not None and newer is not None and stored != newer
+    assert files.read(stored) == b"step 1" and files.latest(3) == newer
+    files.prune(3, newer)  # the store committed the newer one: the older file goes
+    assert files.read(stored) is None and files.read(newer) == b"step 2"
+    other = files.write(4, b"another trial")
+    files.prune(3, newer)
+    assert other is not None and files.read(other) == b"another trial"
+
+
+def test_a_store_written_before_numbered_files_reads_its_checkpoint(files: CheckpointFiles) -> None:
+    files.directory.mkdir(parents=True)
+    (files.directory / "trial-5.pkl").write_bytes(b"old")
+    assert files.read("trial-5.pkl") == b"old" and files.latest(5) == "trial-5.pkl"
+    newer = files.write(5, b"new")
+    assert files.latest(5) == newer
+    files.prune(5, newer or "")
+    assert files.read("trial-5.pkl") is None
+
+
 def test_a_folder_removed_before_a_write_is_made_again(files: CheckpointFiles) -> None:
-    files.write(1, b"one")
+    first = files.write(1, b"one")
     shutil.rmtree(files.directory.parent)
-    assert files.read(files.ref(1)) is None
+    assert first is not None and files.read(first) is None
     ref = files.write(1, b"again")
     assert ref is not None and files.read(ref) == b"again" and files.last_error is None
 
@@ -52,7 +75,8 @@ def test_a_folder_removed_between_the_temporary_file_and_its_rename_is_made_agai
     monkeypatch.setattr(os, "replace", remove_then_replace)
     ref = files.write(2, b"state")
     assert removals, "the folder was not removed mid-write"
-    assert ref == "trial-2.pkl" and files.read(ref) == b"state" and files.last_error is None
+    assert ref is not None and ref.startswith("trial-2-") and files.read(ref) == b"state"
+    assert files.last_error is None
     assert leftovers(files) == []
 
 
@@ -81,17 +105,17 @@ def test_a_file_where_the_folder_should_be_is_reported_not_raised(files: Checkpo
     assert error is not None
     assert error.startswith(f"cannot keep the checkpoint of trial 1 in {files.directory}: ")
     assert "\n" not in error
-    assert files.read(files.ref(1)) is None
+    assert files.latest(1) is None
     blocked.unlink()  # the user mends it: the next write succeeds and clears the error
-    assert files.write(1, b"three") == "trial-1.pkl" and files.last_error is None
+    assert files.write(1, b"three") == files.latest(1) and files.last_error is None
 
 
 def test_an_unreadable_checkpoint_reads_as_none(files: CheckpointFiles) -> None:
     files.directory.mkdir(parents=True)
-    (files.directory / files.ref(4)).mkdir()  # a folder where the file should be
-    assert files.read(files.ref(4)) is None
-    assert files.write(4, b"state") is None and files.last_error is not None
-    assert leftovers(files) == []
+    (files.directory / "trial-4-1.pkl").mkdir()  # a folder where a checkpoint file should be
+    assert files.read("trial-4-1.pkl") is None
+    ref = files.write(4, b"state")  # a new checkpoint is a new file: the folder is not in its way
+    assert ref is not None and files.read(ref) == b"state" and leftovers(files) == []
 
 
 @pytest.mark.parametrize("ref", ["../trial-1.pkl", ".tmp-x", "a\\b"])
