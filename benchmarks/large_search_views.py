@@ -150,7 +150,7 @@ def _open_view(page, view) -> float:
 
 def _select(page, view, row) -> tuple[float, float]:
     """Seconds from a click on a row until the parallel coordinates show its line (drawn over the
-    others, which stay), and until its log and its highlight in the history are shown."""
+    others, which stay), and until its log, its mark in the history and its red curve are shown."""
     trial = row.get_attribute("data-trial")
     line_drawn = view.locator(f'.hpnb-parcoords path.hpnb-parcoords-selected[data-trial="{trial}"]')
     began = time.perf_counter()
@@ -158,8 +158,10 @@ def _select(page, view, row) -> tuple[float, float]:
     line_drawn.wait_for(state="attached")
     line = time.perf_counter() - began
     view.locator(".hpnb-trial-panel h3", has_text=f"Trial {trial}").wait_for()
-    page.wait_for_function("([s, n]) => document.querySelector(s)._fullData.some(d => d.name === n)",
-                           arg=[f"#hpnb-experiment-{NAME} .hpnb-history", f"trial {trial}"])  # fmt: skip
+    view.locator(f'.hpnb-history .hpnb-selected-mark[data-trial="{trial}"]').wait_for(state="attached")
+    page.wait_for_function("([s, n]) => document.querySelector(s)._fullData.some(d => d.name === n"
+                           " && d.line.color === '#d62728')",
+                           arg=[f"#hpnb-experiment-{NAME} .hpnb-curves", f"trial {trial}"])  # fmt: skip
     return time.perf_counter() - began, line
 
 

@@ -16,8 +16,9 @@ import type { HpnbClient, ICurves, IExperimentSummary, IHistory, ILeaderboardPag
 import { experimentAction, formatProgress, isActive, stateClass } from './format';
 import { InsightTabs } from './insightTabs';
 import { goalText, hasSeveral, outcomeText } from './objectives';
-import { curveSelection, curveTraces, historyTraces, stepAxis } from './plots';
-import { drawPlot, purgePlots, resizePlots, restylePlot } from './plotting';
+import { curveSelection, curveTraces, historyPosition, historyTraces, rowInHistory, stepAxis, type MarkedTrial } from './plots';
+import { drawPlot, followRedraws, purgePlots, resizePlots, restylePlot } from './plotting';
+import { showPointMark } from './pointMark';
 import { element, resumeButton, showResumeDialog } from './resume';
 import { TrialLogPanel } from './trialLog';
 import { PAGE_ROWS, TrialTable } from './trialTable';
@@ -53,6 +54,8 @@ export class ExperimentPanel extends Widget {
   private curves: ICurves | null = null;
   private page: ILeaderboardPage | null = null;
   private selected: number | null = null;
+  /** Where the selected trial is marked in the history (its point, or its row's score). */
+  private marked: MarkedTrial | null = null;
   /** Trial id of each curve in the order drawn (the selected one was drawn last). */
   private curveOrder: number[] = [];
   private busy = false;
@@ -132,13 +135,20 @@ export class ExperimentPanel extends Widget {
     this.table.highlight(trialId);
     const row = this.page?.rows.find(item => item.trial_id === trialId);
     const inCurves = this.curves?.curves.some(curve => curve.trial_id === trialId);
-    const inHistory = this.history?.points.some(point => point.trial_id === trialId);
+    this.marked = this.history?.points.find(point => point.trial_id === trialId) ?? rowInHistory(row, hasSeveral(this.experiment?.objectives));
     await Promise.all([
       this.tabs.select(trialId, row), // first: the parallel coordinates only move their selected line
       this.log.show(trialId, row?.params ?? null),
-      inHistory ? this.drawHistory() : this.reloadHistory(),
+      this.showHistoryMark() ? Promise.resolve() : this.reloadHistory(),
       inCurves ? this.restyleCurves() : this.reloadCurves()
     ]);
+  }
+
+  /** Marks the selected trial over the history; false when it cannot (not drawn, or not in it). */
+  private showHistoryMark(): boolean {
+    const position = this.marked && this.history ? historyPosition(this.marked, this.history.order === 'end') : null;
+    const mark = position && this.marked ? { trialId: this.marked.trial_id, x: position[0], y: position[1] } : null;
+    return showPointMark(this.historyPlot, mark) || this.selected === null;
   }
 
   /** Makes the selected trial's curve red and thick, the others faded (a style edit). */
@@ -229,7 +239,10 @@ export class ExperimentPanel extends Widget {
       legend: { orientation: 'h', y: 1.12 },
       annotations: this.history.points.length ? [] : [{ text: 'No finished trial yet', showarrow: false, xref: 'paper', yref: 'paper', x: 0.5, y: 0.5 }]
     };
-    await drawPlot(this.historyPlot, historyTraces(this.history.points, byEnd, this.selected), layout, id => void this.select(id));
+    await drawPlot(this.historyPlot, historyTraces(this.history.points, byEnd), layout, id => void this.select(id));
+    this.marked = this.history.points.find(point => point.trial_id === this.selected) ?? this.marked;
+    followRedraws(this.historyPlot, () => void this.showHistoryMark());
+    this.showHistoryMark();
   }
 
   private async drawCurves(): Promise<void> {

@@ -9,9 +9,9 @@
 import { contourTraces, parameterAxis, slicePositions, sliceTraces } from './analysisPlots';
 import type { HpnbClient, IObjective, IPareto, IParcoordsData, ISlices } from './api';
 import { hasSeveral, importanceTraces, paretoLayout, paretoMessage, paretoTraces } from './objectives';
-import { followRedraws, sameAxes, showSelectedLine, type ILineSource } from './parcoordsOverlay';
+import { sameAxes, showSelectedLine, type ILineSource } from './parcoordsOverlay';
 import { parcoordsTrace, type IParcoordsTrace, type Trace } from './plots';
-import { drawPlot, purgePlots, resizePlots } from './plotting';
+import { drawPlot, followRedraws, purgePlots, resizePlots } from './plotting';
 import { element } from './resume';
 
 /** The tabs, in order. */

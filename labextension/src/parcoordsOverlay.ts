@@ -100,23 +100,3 @@ export function showSelectedLine(root: HTMLElement, trialId: number | null, line
   found[0].insertBefore(drawn, found[0].firstChild); // under the axes, over the WebGL lines
   return true;
 }
-
-interface IPlotEvents extends HTMLElement {
-  on?(event: string, handler: () => void): void;
-}
-
-/**
- * Keeps the line where it belongs when plotly draws the plot again (a
- * resize, an axis dragged to another place): `redraw` is called after each.
- * Installed once per root.
- */
-export function followRedraws(root: HTMLElement, redraw: () => void): void {
-  const plot = root as IPlotEvents;
-  if (!plot.on || root.dataset.overlay) {
-    return;
-  }
-  root.dataset.overlay = 'yes';
-  for (const event of ['plotly_afterplot', 'plotly_restyle', 'plotly_relayout']) {
-    plot.on(event, redraw);
-  }
-}

@@ -4,7 +4,7 @@
  * drawing happens in the views.
  */
 
-import type { ICurve, IHistoryPoint, IImportance, IObjective, IParameterKind, IParcoordsData } from './api';
+import type { ICurve, IHistoryPoint, IImportance, ILeaderboardRow, IObjective, IParameterKind, IParcoordsData } from './api';
 import { formatScore } from './format';
 import type { Mode } from './leaderboard';
 
@@ -268,13 +268,14 @@ export function plotlyDate(epochSeconds: number): string {
 
 /**
  * The optimization history: each finished trial's score (markers) and the best
- * score so far (a step line), against trial number or end time; the selected
- * trial as a red marker. Past {@link WEBGL_POINTS} points, WebGL draws them.
+ * score so far (a step line), against trial number or end time. Past
+ * {@link WEBGL_POINTS} points, WebGL draws them. The selected trial is marked
+ * over the plot (pointMark.ts): marking another draws no point again.
  */
-export function historyTraces(points: readonly IHistoryPoint[], byEnd: boolean, selected: number | null = null): Trace[] {
-  const x = (point: IHistoryPoint) => (byEnd && point.end !== null ? plotlyDate(point.end) : point.trial_id);
+export function historyTraces(points: readonly IHistoryPoint[], byEnd: boolean): Trace[] {
+  const x = (point: IHistoryPoint) => historyX(point, byEnd);
   const kind = points.length > WEBGL_POINTS ? 'scattergl' : 'scatter';
-  const traces: Trace[] = [
+  return [
     {
       type: kind,
       mode: 'markers',
@@ -294,18 +295,32 @@ export function historyTraces(points: readonly IHistoryPoint[], byEnd: boolean, 
       y: points.map(point => point.best)
     }
   ];
-  const chosen = points.find(point => point.trial_id === selected);
-  if (chosen) {
-    traces.push({
-      type: 'scatter',
-      mode: 'markers',
-      name: `trial ${chosen.trial_id}`,
-      x: [x(chosen)],
-      y: [chosen.score],
-      marker: { size: 12, color: SELECTED_COLOR, symbol: 'circle-open', line: { width: 3 } }
-    });
+}
+
+/** Where a trial stands in the history: its number, or its end time. */
+function historyX(point: Pick<IHistoryPoint, 'trial_id' | 'end'>, byEnd: boolean): number | string {
+  return byEnd && point.end !== null ? plotlyDate(point.end) : point.trial_id;
+}
+
+/** A trial as the history marks it: a history point, or a finished trial's leaderboard row. */
+export type MarkedTrial = Pick<IHistoryPoint, 'trial_id' | 'score' | 'end'>;
+
+/**
+ * A leaderboard row as the history would place it, for a trial the thinned
+ * history left out: a finished trial with a score, in a search of one
+ * objective (the row's score is then the history's). Null otherwise.
+ */
+export function rowInHistory(row: ILeaderboardRow | undefined, severalObjectives: boolean): MarkedTrial | null {
+  const finished = row?.state === 'COMPLETED' || row?.state === 'STOPPED';
+  if (!row || !finished || typeof row.score !== 'number' || severalObjectives) {
+    return null;
   }
-  return traces;
+  return { trial_id: row.trial_id, score: row.score, end: row.end };
+}
+
+/** Where the history places a trial, as plotly reads it: x (its number, or its end as a date) and y (its score). */
+export function historyPosition(trial: MarkedTrial, byEnd: boolean): [number | string, number] | null {
+  return Number.isFinite(trial.score) ? [historyX(trial, byEnd), trial.score] : null;
 }
 
 /** Colours of the curves not selected: plotly's own, without the red kept for the selected trial. */

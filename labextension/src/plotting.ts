@@ -97,3 +97,23 @@ export function purgePlots(roots: readonly HTMLElement[]): void {
     void plotly.then(Plotly => roots.forEach(root => Plotly.purge(root)));
   }
 }
+
+interface IPlotEvents extends HTMLElement {
+  on?(event: string, handler: () => void): void;
+}
+
+/**
+ * Keeps what the views draw over a plot (a selected line or mark) where it
+ * belongs when plotly draws the plot again (a resize, a zoom, an axis
+ * dragged): `redraw` is called after each. Installed once per root.
+ */
+export function followRedraws(root: HTMLElement, redraw: () => void): void {
+  const plot = root as IPlotEvents;
+  if (!plot.on || root.dataset.overlay) {
+    return;
+  }
+  root.dataset.overlay = 'yes';
+  for (const event of ['plotly_afterplot', 'plotly_restyle', 'plotly_relayout']) {
+    plot.on(event, redraw);
+  }
+}

@@ -1,16 +1,19 @@
-import type { IHistoryPoint, IParcoordsData } from '../src/api';
+import type { IHistoryPoint, ILeaderboardRow, IParcoordsData } from '../src/api';
 import {
   CURVE_COLORS,
   SELECTED_COLOR,
   WEBGL_POINTS,
   curveSelection,
   curveTraces,
+  historyPosition,
   historyTraces,
   importanceTrace,
   integerStep,
   integerTicks,
   parameterDimension,
   parcoordsTrace,
+  plotlyDate,
+  rowInHistory,
   stepAxis
 } from '../src/plots';
 
@@ -106,17 +109,40 @@ function point(trial_id: number, score: number, best: number): IHistoryPoint {
 }
 
 describe('historyTraces', () => {
-  it('draws the scores and a best-so-far step line, the selected trial on top', () => {
-    const traces = historyTraces([point(0, 0.5, 0.5), point(1, 0.7, 0.5), point(2, 0.2, 0.2)], false, 1);
+  it('draws the scores and a best-so-far step line, and no trace for the selected trial (a mark over the plot)', () => {
+    const traces = historyTraces([point(0, 0.5, 0.5), point(1, 0.7, 0.5), point(2, 0.2, 0.2)], false);
     expect(traces[0].y).toEqual([0.5, 0.7, 0.2]);
+    expect(traces[0].customdata).toEqual([0, 1, 2]);
     expect(traces[1].y).toEqual([0.5, 0.5, 0.2]);
     expect((traces[1].line as { shape: string }).shape).toBe('hv');
-    expect(traces[2].x).toEqual([1]);
+    expect(traces).toHaveLength(2);
   });
   it('uses WebGL only past WEBGL_POINTS points', () => {
     expect(historyTraces(Array.from({ length: 2000 }, (_, i) => point(i, i, 0)), false)[0].type).toBe('scatter');
     const many = Array.from({ length: WEBGL_POINTS + 1 }, (_, i) => point(i, i, 0));
     expect(historyTraces(many, false)[0].type).toBe('scattergl');
+  });
+});
+
+describe('where the history marks a trial', () => {
+  const row = (state: string, score: number | null): ILeaderboardRow => ({
+    trial_id: 7, params: {}, state, start: 1_700_000_000, end: 1_700_000_060, value: score, best: score, score, last_step: 3, error: null, rank: 1, duration: 60
+  });
+  it('puts a point at its trial number, or at its end time, and its score', () => {
+    const p = point(3, 0.4, 0.2);
+    expect(historyPosition(p, false)).toEqual([3, 0.4]);
+    expect(historyPosition(p, true)).toEqual([plotlyDate(p.end as number), 0.4]);
+  });
+  it('places a finished row the thinned history left out where the history would have it', () => {
+    expect(rowInHistory(row('COMPLETED', 0.3), false)).toEqual({ trial_id: 7, score: 0.3, end: 1_700_000_060 });
+    expect(rowInHistory(row('STOPPED', 0.3), false)?.score).toBe(0.3);
+  });
+  it('leaves out running, failed and unscored rows, and searches of several objectives', () => {
+    expect(rowInHistory(row('RUNNING', 0.3), false)).toBeNull();
+    expect(rowInHistory(row('FAILED', null), false)).toBeNull();
+    expect(rowInHistory(row('COMPLETED', null), false)).toBeNull();
+    expect(rowInHistory(row('COMPLETED', 0.3), true)).toBeNull(); // its score is not the first objective's
+    expect(rowInHistory(undefined, false)).toBeNull();
   });
 });
 

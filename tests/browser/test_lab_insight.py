@@ -73,6 +73,26 @@ def assert_on_its_axes(crossings: list[dict]) -> None:
             assert crossing["y"] == pytest.approx(crossing["axis_y"], abs=0.1)
 
 
+def assert_marked_on_its_point(page, selector: str, trial: int) -> None:
+    """The history's selected-trial mark is on the trial's own point (its ring's centre on the
+    point's, on screen) and says which trial it is."""
+    mark = page.locator(f'{selector} .hpnb-selected-mark[data-trial="{trial}"]')
+    mark.wait_for(state="attached")
+    assert mark.locator("text").text_content() == f"trial {trial}"
+    centres = page.evaluate("""([s, trial]) => {
+        const root = document.querySelector(s);
+        const centre = node => {
+            const box = node.getBoundingClientRect();
+            return [box.x + box.width / 2, box.y + box.height / 2];
+        };
+        const index = root._fullData[0].customdata.indexOf(trial);
+        const point = root.querySelectorAll('.scatterlayer .trace')[0].querySelectorAll('.point')[index];
+        return [centre(root.querySelector('.hpnb-selected-mark circle')), centre(point)];
+    }""", [selector, trial])  # fmt: skip
+    (ring_x, ring_y), (point_x, point_y) = centres
+    assert abs(ring_x - point_x) < 1.5 and abs(ring_y - point_y) < 1.5, centres
+
+
 def keep_for_docs(page, save_screenshot, name: str) -> None:
     page.set_viewport_size(TALL_VIEWPORT)
     try:
@@ -190,8 +210,7 @@ def test_selecting_a_trial_shows_its_log_and_highlights_it(lab_page, searches, s
     assert row.get_attribute("class") == "hpnb-row-selected"
 
     history = f"#hpnb-experiment-{searches.tuned} .hpnb-history"
-    page.wait_for_function("([s, n]) => document.querySelector(s)._fullData.some(t => t.name === n)",
-                           arg=[history, f"trial {worst}"])  # fmt: skip
+    assert_marked_on_its_point(page, history, worst)
     curves = f"#hpnb-experiment-{searches.tuned} .hpnb-curves"
     red = ("([s, n]) => document.querySelector(s)._fullData.filter(t => t.line.color === '#d62728')"
            ".map(t => t.name).join() === n")  # its curve alone red
@@ -248,8 +267,13 @@ def test_the_history_runs_by_trial_number_or_by_end_time(lab_page, stored):
     assert plot_data(page, history)["xaxis"]["title"] == "trial"
     best_line = "s => document.querySelector(s)._fullData.find(t => t.name === 'best so far')"
 
+    chosen = int(view.locator(".hpnb-leaderboard tbody tr").nth(3).get_attribute("data-trial"))
+    view.locator(f'.hpnb-leaderboard tbody tr[data-trial="{chosen}"]').click()
+    assert_marked_on_its_point(page, history, chosen)
+
     view.locator(".hpnb-history-order").select_option(label="by end time")
     page.wait_for_function("s => document.querySelector(s)._fullLayout.xaxis.type === 'date'", arg=history)
+    assert_marked_on_its_point(page, history, chosen)  # the mark moved with its point to its end time
     assert plot_data(page, history)["xaxis"]["title"] == "end time"
     line = page.evaluate(f"s => {{ const t = ({best_line})(s); return [t.x, t.y]; }}", history)
     assert line[0] == sorted(line[0]) and len(line[0]) == stored.paged_trials  # in the order trials ended
