@@ -22,7 +22,8 @@ import iconSvg from '../style/icon.svg';
 import { EXPERIMENT_NAME, HpnbClient, type Requester } from './api';
 import { createCompareView, type ComparePanel } from './compareView';
 import { createExperimentView, type ExperimentPanel } from './experimentView';
-import { hpsearchHighlighting } from './highlight';
+import { preloadDashboardPlotly, usesHpnb } from './dashboardPlotly';
+import { hpsearchHighlighting, onceSeen } from './highlight';
 import { preloadPlotly } from './plotting';
 import { ExperimentsSidebar } from './sidebar';
 
@@ -106,7 +107,7 @@ const sidebarPlugin: JupyterFrontEndPlugin<void> = {
 
 const highlightPlugin: JupyterFrontEndPlugin<void> = {
   id: 'hpnb:hpsearch-highlight',
-  description: 'YAML highlighting of the body of %%hpsearch cells.',
+  description: 'YAML highlighting of the body of %%hpsearch cells; plotly.js for the dashboards once a cell uses hpnb.',
   autoStart: true,
   requires: [IEditorExtensionRegistry, IEditorLanguageRegistry],
   activate: async (
@@ -114,6 +115,11 @@ const highlightPlugin: JupyterFrontEndPlugin<void> = {
     extensions: IEditorExtensionRegistry,
     languages: IEditorLanguageRegistry
   ) => {
+    const preload = onceSeen(usesHpnb, () => void preloadDashboardPlotly(serverRequester()));
+    extensions.addExtension({
+      name: 'hpnb:dashboard-plotly',
+      factory: () => EditorExtensionRegistry.createImmutableExtension(preload)
+    });
     const yaml = await languages.getLanguage('yaml');
     if (!yaml?.support) {
       console.warn('hpnb: no YAML language in this JupyterLab; %%hpsearch cells keep Python highlighting');

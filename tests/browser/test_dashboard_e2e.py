@@ -104,11 +104,15 @@ class PageLog:
 
 @contextlib.contextmanager
 def notebook_page(browser, lab_server, notebook: str, sources: list[str], workspace: str,
-                  viewport: dict[str, int], timeout_ms: int = WAIT_MS) -> Iterator[tuple[object, PageLog]]:
-    """A fresh Lab page with a notebook of ``sources`` open and its kernel idle; the kernel ends after."""
+                  viewport: dict[str, int], timeout_ms: int = WAIT_MS,
+                  init_script: str | None = None) -> Iterator[tuple[object, PageLog]]:
+    """A fresh Lab page with a notebook of ``sources`` open and its kernel idle; the kernel ends after.
+    ``init_script`` runs in the page before the Lab's own code."""
     write_notebook(lab_server.root / notebook, sources)
     context = browser.new_context(viewport=viewport)
     context.set_default_timeout(timeout_ms)
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     log = PageLog(page)
     try:

@@ -16,6 +16,8 @@ Routes:
     GET  /hpnb/api/experiments/NAME/results?after=&limit=[&trial=ID]
     GET  /hpnb/api/experiments/NAME/trials/ID/logs      what trial ID printed, its error, worker, memory
     POST /hpnb/api/experiments/NAME/stop               ask a running search to stop
+    GET  /hpnb/api/plotly.js                           the dashboards' plotly.js, for the page to load
+                                                       ahead (:mod:`hpnb.jupyter.server.plotly_route`)
     and the routes of the experiment view's plots, in :mod:`hpnb.jupyter.server.insight`
 """
 
@@ -218,4 +220,8 @@ def register_handlers(web_app: Any, store_path: Path) -> None:
     from hpnb.jupyter.server.insight import insight_routes  # its handlers build on HpnbHandler
 
     routes += insight_routes(url_path_join(web_app.settings["base_url"], "hpnb", "api"))
-    web_app.add_handlers(".*$", [(pattern, handler, options) for pattern, handler in routes])
+    from hpnb.jupyter.server.plotly_route import PlotlyModuleHandler
+
+    plotly = url_path_join(web_app.settings["base_url"], "hpnb", "api", "plotly.js")
+    web_app.add_handlers(".*$", [*((pattern, handler, options) for pattern, handler in routes),
+                                 (plotly, PlotlyModuleHandler)])  # fmt: skip
