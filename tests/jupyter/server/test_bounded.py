@@ -28,9 +28,11 @@ def test_parallel_coordinates_send_the_best_thousand_and_an_even_sample():
     sample = bounded.parcoords_sample(trials, "min")
     best = [t.trial_id for t in ranked(trials, "min")[:1000]]
     assert [t.trial_id for t in sample.trials[:1000]] == best
-    assert (sample.best, sample.sampled, sample.scored) == (1000, 1000, TRIALS)
+    assert (sample.best, sample.sampled, sample.scored) == (1000, bounded.PARCOORDS_SAMPLE, TRIALS)
     others = [t.trial_id for t in sample.trials[1000:]]
-    assert len(set(others)) == 1000 and not set(others) & set(best)
+    assert len(set(others)) == bounded.PARCOORDS_SAMPLE and not set(others) & set(best)
+    spacing = (TRIALS - 1000) / bounded.PARCOORDS_SAMPLE  # about that many trials apart, the whole way
+    assert others[0] < spacing * 2 and others[-1] > TRIALS - spacing * 3
     assert others == sorted(others)  # spread over the search, stable between redraws
     worst = ranked(trials, "min")[-1].trial_id
     chosen = bounded.parcoords_sample(trials, "min", selected=worst)
