@@ -9,9 +9,11 @@ real JupyterLab on it, and drives headless Chromium with Playwright:
   (its line drawn over the parallel coordinates; its row, history point and curve highlighted, its
   log shown), the importance tab.
 - Cell dashboard, open: in a fresh page and kernel, ``%load_ext hpnb``, then a notebook cell
-  ``%hpsearch show NAME`` run until its first plot is drawn, after a pause (a person writing the
-  cell) and right after the first cell (a notebook run top to bottom); redraw: switching it to
-  the parallel coordinates, the first time and again.
+  ``%hpsearch show NAME`` run until its first plot is on screen (timed in the page), after a
+  pause (a person writing the cell) and right after the first cell (a notebook run top to
+  bottom); also until Playwright sees it, that is until the page answers again (it draws the
+  hidden parallel coordinates ahead, WebGL in software, and answers nothing meanwhile; no goal);
+  redraw: switching it to the parallel coordinates, the first time and again.
 
 Goals: open < 2 s, redraw < 200 ms. Prints one table; exits 1 when a goal is missed.
 
@@ -217,9 +219,29 @@ def _end_kernels(url: str, token: str) -> None:
         urllib.request.urlopen(request, timeout=30).close()
 
 
-def _open_dashboard(page, notebook: str, url: str, token: str, pause: float) -> tuple[float, object]:
+#: in the page: the time of the Shift+Enter that runs the second cell, and of the first frame
+#: after a plot appeared in its output (what a person sees; Playwright's own polls wait for
+#: the page to answer, which it does not while it draws the hidden parallel coordinates).
+WATCH_FIRST_PLOT = """() => {
+  const cell = document.querySelectorAll('.jp-Notebook .jp-CodeCell')[1];
+  const seen = window.hpnbSeen = { pressed: null, plot: null };
+  document.addEventListener('keydown', event => {
+    if (event.key === 'Enter' && event.shiftKey && seen.pressed === null) seen.pressed = performance.now();
+  }, { capture: true });
+  const observer = new MutationObserver(() => {
+    if (cell.querySelector('.jp-OutputArea .js-plotly-plot .main-svg')) {
+      observer.disconnect();
+      requestAnimationFrame(() => { seen.plot = performance.now(); });
+    }
+  });
+  observer.observe(cell, { childList: true, subtree: true });
+}"""
+
+
+def _open_dashboard(page, notebook: str, url: str, token: str, pause: float) -> tuple[float, float, object]:
     """A fresh page and kernel: ``%load_ext hpnb``, ``pause`` seconds (a person writing the next
-    cell), then seconds from running ``%hpsearch show NAME`` to its first plot."""
+    cell), then seconds from running ``%hpsearch show NAME`` to its first plot on screen (timed in
+    the page), and until Playwright sees it (the page answers again)."""
     page.goto(f"{url}/lab/tree/{notebook}?token={token}")
     page.locator("#jp-main-statusbar", has_text="| Idle").wait_for(timeout=120_000)
     cells = page.locator(".jp-Notebook .jp-CodeCell")
@@ -229,10 +251,13 @@ def _open_dashboard(page, notebook: str, url: str, token: str, pause: float) -> 
     time.sleep(pause)
     cells.nth(1).locator(".cm-content").click()
     output = cells.nth(1).locator(".jp-OutputArea")
+    page.evaluate(WATCH_FIRST_PLOT)
     began = time.perf_counter()
     page.keyboard.press("Shift+Enter")
     output.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=120_000)
-    return time.perf_counter() - began, output
+    answered = time.perf_counter() - began
+    seen = page.wait_for_function("() => window.hpnbSeen.plot !== null && window.hpnbSeen").json_value()
+    return (seen["plot"] - seen["pressed"]) / 1000, answered, output
 
 
 def _switch_times(output) -> list[float]:
@@ -253,9 +278,11 @@ def dashboard_times(page, notebook: str, url: str, token: str) -> dict[str, list
     for _ in range(ROUNDS):
         for pause, what in ((REST, "after a pause"), (0.0, "right after %load_ext")):
             _end_kernels(url, token)
-            opened, output = _open_dashboard(page, notebook, url, token, pause)
+            opened, answered, output = _open_dashboard(page, notebook, url, token, pause)
             times.setdefault(f"cell dashboard: open {what} (%hpsearch show to its first plot)",
                              []).append(opened)
+            times.setdefault(f"cell dashboard: open {what}, until the page answers again",
+                             []).append(answered)
             if pause:
                 first, *again = _switch_times(output)
                 times.setdefault("cell dashboard: show parallel coordinates, first time", []).append(first)
@@ -305,7 +332,8 @@ def report(times: dict[str, list[float]]) -> int:
     print("\n| what | median | worst | runs | goal |\n|---|---|---|---|---|")
     missed = False
     for what, values in times.items():
-        goal = OPEN_GOAL if "open" in what else (None if "importance" in what else REDRAW_GOAL)
+        goal = (None if "importance" in what or "answers again" in what
+                else OPEN_GOAL if "open" in what else REDRAW_GOAL)
         median = statistics.median(values)
         verdict = "-" if goal is None else (f"< {goal * 1000:.0f} ms" if goal < 1 else f"< {goal:.0f} s")
         if goal is not None and median >= goal:
