@@ -40,6 +40,16 @@ interface IClickable extends HTMLElement {
 }
 
 /**
+ * The x and y axes of `layout` with tick labels that may overflow the plot:
+ * plotly otherwise measures every label after each drawing to hide those
+ * past the plot's edge (a forced layout of the whole page: about 40 ms of a
+ * redraw in JupyterLab), and the views' margins leave room for them.
+ */
+function unclippedTickLabels(layout: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(['xaxis', 'yaxis'].map(name => [name, { ticklabeloverflow: 'allow', ...(layout[name] as Record<string, unknown> | undefined) }]));
+}
+
+/**
  * Draws `traces` into `root` with the view's colours and `layout` on top;
  * `onPick` gets the trial id of a clicked point (its `customdata`).
  */
@@ -58,7 +68,7 @@ export async function drawPlot(
     autosize: true,
     margin: { t: 30, r: 20, b: 45, l: 60 }
   };
-  const plotted = (await Plotly.react(root, traces, { ...base, ...layout }, { displaylogo: false, responsive: true })) as IClickable;
+  const plotted = (await Plotly.react(root, traces, { ...base, ...layout, ...unclippedTickLabels(layout) }, { displaylogo: false, responsive: true })) as IClickable;
   if (onPick && plotted.on && !root.dataset.picking) {
     root.dataset.picking = 'yes';
     plotted.on('plotly_click', data => {
