@@ -38,7 +38,8 @@ from hpnb.core.early_stopping.base import NoStopping
 from hpnb.core.space import FloatParameter, SearchSpace
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import TrialHistory
-from hpnb.core.strategies.optuna_sampler import TPEStrategy, quiet_optuna
+from hpnb.core.strategies.optuna_params import quiet_optuna
+from hpnb.core.strategies.tpe import TPEStrategy
 from hpnb.core.trial import TrialState
 from hpnb.runner.recovery import recover
 from hpnb.testing.strategy_suite import store_history

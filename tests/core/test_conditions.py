@@ -108,7 +108,7 @@ def test_de_challengers_keep_inactive_coordinates_and_stay_in_the_space() -> Non
 
 def test_tpe_rebuilt_from_trials_missing_parameters_learns_the_good_branch() -> None:
     from hpnb.core.strategies.base import TrialHistory
-    from hpnb.core.strategies.optuna_sampler import TPEStrategy
+    from hpnb.core.strategies.tpe import TPEStrategy
     from hpnb.core.trial import TrialState
 
     space = conditional_space()

@@ -17,7 +17,7 @@ import pytest
 import hpnb
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
-from hpnb.core.strategies.optuna_sampler import TPEStrategy
+from hpnb.core.strategies.tpe import TPEStrategy
 from hpnb.core.summary import STALE_AFTER
 from tests.runner import conditional_objective, processes
 
@@ -100,12 +100,15 @@ if __name__ == "__main__":
 """
 
 
-def _completed(store_path: Path) -> int:
+def _mid_run(store_path: Path) -> bool:
+    """Three trials completed and one running: the moment to kill the driver (between a trial's
+    end and the next one's start, no trial runs)."""
     if not store_path.exists():
-        return 0
+        return False
     with Store(store_path, readonly=True) as store:
         record = store.find_experiment("killed-cond")
-        return 0 if record is None else sum(t.state == "COMPLETED" for t in store.trials(record.id))
+        states = [] if record is None else [t.state for t in store.trials(record.id)]
+    return states.count("COMPLETED") >= 3 and "RUNNING" in states
 
 
 def test_a_killed_conditional_search_resumes_its_running_trials_with_their_stored_parameters(tmp_path):
@@ -113,7 +116,7 @@ def test_a_killed_conditional_search_resumes_its_running_trials_with_their_store
     script.write_text(DRIVER_SCRIPT.format(root=str(processes.ROOT), spec=SPEC, store=str(store_path)))
     driver = subprocess.Popen([sys.executable, str(script)], start_new_session=True)
     try:
-        processes.wait_for(lambda: _completed(store_path) >= 3, timeout=90)
+        processes.wait_for(lambda: _mid_run(store_path), timeout=90)
     finally:
         os.killpg(driver.pid, signal.SIGKILL)  # the driver and its local cluster, like a dead kernel
         driver.wait(10)

@@ -134,7 +134,7 @@ def _encoding(p: Parameter, conditional: bool) -> tuple[Any, Callable[[Any], Any
     is written in it; a conditional parameter's distribution has room for "inactive"."""
     from optuna.distributions import CategoricalDistribution, FloatDistribution
 
-    from hpnb.core.strategies.optuna_sampler import encode_value, optuna_distribution
+    from hpnb.core.strategies.optuna_params import encode_value, optuna_distribution
 
     distribution, on_unit = optuna_distribution(p)
     if not conditional:
@@ -152,7 +152,7 @@ def _study(scored: Sequence[tuple[TrialRecord, float]], rated: Sequence[Paramete
     """An in-memory study of the scored trials (those whose values the space cannot take left out)."""
     import optuna
 
-    from hpnb.core.strategies.optuna_sampler import quiet_optuna
+    from hpnb.core.strategies.optuna_params import quiet_optuna
 
     encoding = {p.name: _encoding(p, any(p.name not in trial.params for trial, _ in scored)) for p in rated}
     distributions = {name: dist for name, (dist, _) in encoding.items()}
@@ -177,7 +177,7 @@ def _evaluate(study: optuna.Study, rated: Sequence[Parameter], evaluator: str,
         get_param_importances,
     )
 
-    from hpnb.core.strategies.optuna_sampler import quiet_optuna
+    from hpnb.core.strategies.optuna_params import quiet_optuna
 
     names = [p.name for p in rated]
     values = {trial.value for trial in study.trials}

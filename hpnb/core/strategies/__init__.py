@@ -20,7 +20,7 @@ STRATEGIES: dict[str, str] = {
     "range": "range:RangeStrategy",
     "random": "random:RandomStrategy",
     "sobol": "sobol:SobolStrategy",
-    "tpe": "optuna_sampler:TPEStrategy",
+    "tpe": "tpe:TPEStrategy",
     "cmaes": "cmaes:CMAESStrategy",
     "de": "de:DifferentialEvolutionStrategy",
     "pbt": "pbt:PopulationBasedTraining",

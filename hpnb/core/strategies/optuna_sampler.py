@@ -1,34 +1,12 @@
-"""TPE and CMA-ES: Optuna's samplers driven in ask-and-tell mode (CMA-ES in :mod:`.cmaes`).
+"""The base of TPE and CMA-ES: Optuna's samplers driven in ask-and-tell mode (TPE in :mod:`.tpe`,
+CMA-ES in :mod:`.cmaes`).
 
 Each strategy keeps a private in-memory Optuna study. ``suggest`` asks it for a
 trial with fixed distributions, ``observe`` tells the result, ``report``
 forwards intermediate values. Optuna's logging and warnings are silenced
 while it runs.
 
-How parameters map to Optuna distributions:
-
-==========================================  ================================================
-hpnb parameter                              Optuna distribution
-==========================================  ================================================
-uniform [low, high]                         ``FloatDistribution(low, high)``
-uniform with step                           ``FloatDistribution(low, high', step)``, high' the
-                                            last grid value
-logUniform                                  ``FloatDistribution(low, high, log=True)``
-logUniform with step                        the unit axis (below): uniform there is
-                                            log-uniform in the value, then quantised
-normal, logNormal (bounded or not)          the unit axis: ``FloatDistribution(0, 1)`` over
-                                            the parameter's quantile, mapped with
-                                            ``Parameter.from_unit``
-int (step, or log with step 1)              ``IntDistribution(low, high', step, log)``
-int, log with step > 1                      the unit axis (Optuna forbids log with a step)
-categorical                                 ``CategoricalDistribution`` over the positions
-                                            of the choices (so any YAML value works)
-fixed                                       not given to Optuna; added to every config
-==========================================  ================================================
-
-On the unit axis Optuna models the value it asked for (the quantile), not the
-quantised value the trial ran with; ask-and-tell cannot change a trial's
-parameters after asking, and nearby quantiles give the same value anyway.
+How parameters map to Optuna distributions: see :mod:`.optuna_params`.
 
 Results: a completed trial is told COMPLETE with its value; a failed one (value
 None, NaN or infinite) FAIL; an early-stopped one PRUNED, after its last value
@@ -71,80 +49,32 @@ trials where it was active (per branch). CMA-ES, as in Optuna, models the
 parameters every trial has (the unconditional ones) and draws the conditional
 ones at random.
 
-Example:
+Example (CMA-ES, a strategy on this base; TPE's is in :mod:`.tpe`):
     >>> from hpnb.core.space import FloatParameter, SearchSpace
-    >>> space = SearchSpace((FloatParameter("x", low=-2.0, high=2.0),
-    ...                      FloatParameter("y", low=-2.0, high=2.0)))
-    >>> tpe = TPEStrategy(space, seed=0, n_startup_trials=5)
-    >>> for i in range(30):
-    ...     p = tpe.suggest(i).params
-    ...     tpe.observe(i, p["x"] ** 2 + p["y"] ** 2)
-    >>> sorted(tpe.state_dict())
-    ['seed', 'strategy', 'suggested']
+    >>> from hpnb.core.strategies.cmaes import CMAESStrategy
+    >>> cma = CMAESStrategy(SearchSpace(tuple(FloatParameter(n, low=-1.0, high=1.0) for n in "ab")), seed=1)
+    >>> suggested = cma.suggest(0).params
+    >>> cma.observe(0, suggested["a"] ** 2 + suggested["b"] ** 2)
+    >>> cma.state_dict()["suggested"]
+    1
 """
 
 from __future__ import annotations
 
-import contextlib
-import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, Parameter, SearchSpace
+from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
+from hpnb.core.strategies.optuna_params import encode_value, optuna_distribution, quiet_optuna
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:
     import optuna
-
-
-@contextlib.contextmanager
-def quiet_optuna() -> Iterator[None]:
-    """Silence Optuna's log messages and warnings for the duration of the block."""
-    import optuna
-
-    verbosity = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(optuna.logging.ERROR)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        optuna.logging.set_verbosity(verbosity)
-
-
-def optuna_distribution(p: Parameter) -> tuple[Any, bool]:
-    """The Optuna distribution of free parameter ``p``, and whether it is the unit axis."""
-    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
-    unit = FloatDistribution(0.0, 1.0)
-    if isinstance(p, CategoricalParameter):
-        return CategoricalDistribution(tuple(range(len(p.choices)))), False
-    if isinstance(p, IntParameter):
-        if p.log and p.step != 1:
-            return unit, True
-        return IntDistribution(p.low, p.low + (p.count - 1) * p.step, log=p.log, step=p.step), False
-    if isinstance(p, FloatParameter) and p.low is not None and p.high is not None:
-        if p.distribution == "uniform":
-            high = p.high if p.step is None else p.from_unit(1.0)  # the last grid value
-            return FloatDistribution(p.low, high, step=p.step), False
-        if p.distribution == "logUniform" and p.step is None:
-            return FloatDistribution(p.low, p.high, log=True), False
-    return unit, True
-
-
-def encode_value(p: Parameter, value: Any, on_unit: bool) -> Any:
-    """A stored value of free parameter ``p`` in Optuna's terms (``on_unit``: see
-    :func:`optuna_distribution`); raises ValueError for a value ``p`` cannot take."""
-    if on_unit:
-        return p.to_unit(value)
-    if isinstance(p, CategoricalParameter):
-        return p.index(value)
-    return int(value) if isinstance(p, IntParameter) else float(value)
 
 
 def resumed_seed(seed: int, suggested: int) -> int:
@@ -343,6 +273,7 @@ class OptunaStrategy(Strategy):
 
         Example:
             >>> from hpnb.core.space import FloatParameter, SearchSpace
+            >>> from hpnb.core.strategies.tpe import TPEStrategy
             >>> space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
             >>> tpe = TPEStrategy(space, seed=0)
             >>> tpe.rebuild([TrialHistory(0, {"x": 0.5}, TrialState.COMPLETED, 0.25),
@@ -441,25 +372,3 @@ def _several_outcome(value: Any, state: TrialState,
     if state != TrialState.FAILED and isinstance(value, tuple) and value and all(map(usable, value)):
         return optuna.trial.TrialState.COMPLETE, [float(v) for v in value]
     return optuna.trial.TrialState.FAIL, None
-
-
-class TPEStrategy(OptunaStrategy):
-    """Tree-structured Parzen estimator (``optuna.samplers.TPESampler``); with several objectives,
-    Optuna's multi-objective TPE."""
-
-    name = "tpe"
-    multi_objective = True
-    accepts_partial_prior = True
-    options = ("n_startup_trials", "multivariate", "group", "constant_liar", "n_ei_candidates")
-
-    def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
-        return checked_options(options, ints={"n_startup_trials": 0, "n_ei_candidates": 1},
-                               flags=("multivariate", "group", "constant_liar"))
-
-    def _make_sampler(self, seed: int) -> optuna.samplers.BaseSampler:
-        from optuna.samplers import TPESampler
-
-        kwargs = dict(self.sampler_kwargs)
-        if kwargs.get("group"):
-            kwargs["multivariate"] = True  # Optuna requires it for group
-        return TPESampler(seed=seed, **kwargs)

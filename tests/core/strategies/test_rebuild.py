@@ -17,7 +17,7 @@ from hpnb.core.store import Store
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy, TrialHistory
 from hpnb.core.strategies.cmaes import CMAESStrategy, generation, holds_optimizer
-from hpnb.core.strategies.optuna_sampler import TPEStrategy
+from hpnb.core.strategies.tpe import TPEStrategy
 from hpnb.core.trial import TrialState
 from hpnb.runner.recovery import recover
 from hpnb.testing.strategy_suite import History, drive, mixed_space, resume, store_history

@@ -12,7 +12,8 @@ from optuna.distributions import CategoricalDistribution, FloatDistribution, Int
 from hpnb.core.errors import SpecError
 from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
 from hpnb.core.strategies.base import TrialHistory
-from hpnb.core.strategies.optuna_sampler import TPEStrategy, optuna_distribution
+from hpnb.core.strategies.optuna_params import optuna_distribution
+from hpnb.core.strategies.tpe import TPEStrategy
 from hpnb.core.trial import TrialState
 from hpnb.testing import StrategySuite
 
