@@ -1,6 +1,7 @@
 /**
- * plotly.js for the notebook dashboards, loaded as soon as a notebook that
- * uses hpnb is open rather than when its first dashboard is due.
+ * plotly.js for the notebook dashboards, loaded once a notebook that uses
+ * hpnb is open (when the page is next idle) rather than when its first
+ * dashboard is due.
  *
  * The dashboards (hpnb/jupyter/dashboard/plot.js) wait for their plotly
  * version's entry in a page-wide registry, which the kernel's PlotlyCode

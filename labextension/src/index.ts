@@ -24,7 +24,7 @@ import { createCompareView, type ComparePanel } from './compareView';
 import { createExperimentView, type ExperimentPanel } from './experimentView';
 import { preloadDashboardPlotly, usesHpnb } from './dashboardPlotly';
 import { hpsearchHighlighting, onceSeen } from './highlight';
-import { preloadPlotly } from './plotting';
+import { preloadPlotly, whenIdle } from './plotting';
 import { ExperimentsSidebar } from './sidebar';
 
 const OPEN_COMMAND = 'hpnb:open-experiment';
@@ -115,7 +115,7 @@ const highlightPlugin: JupyterFrontEndPlugin<void> = {
     extensions: IEditorExtensionRegistry,
     languages: IEditorLanguageRegistry
   ) => {
-    const preload = onceSeen(usesHpnb, () => void preloadDashboardPlotly(serverRequester()));
+    const preload = onceSeen(usesHpnb, () => whenIdle(() => void preloadDashboardPlotly(serverRequester())));
     extensions.addExtension({
       name: 'hpnb:dashboard-plotly',
       factory: () => EditorExtensionRegistry.createImmutableExtension(preload)

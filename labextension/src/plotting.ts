@@ -14,14 +14,17 @@ let plotly: Promise<PlotlyModule> | undefined;
  * shown: a view is about to open). Loading it takes about a second of the page's time.
  */
 export function preloadPlotly(): void {
-  if (plotly) {
-    return;
+  if (!plotly) {
+    whenIdle(() => void loadPlotly());
   }
-  const load = () => void loadPlotly();
+}
+
+/** Runs `task` when the page is idle (within 2 s whatever happens). */
+export function whenIdle(task: () => void): void {
   if (typeof window.requestIdleCallback === 'function') {
-    window.requestIdleCallback(load, { timeout: 2000 });
+    window.requestIdleCallback(task, { timeout: 2000 });
   } else {
-    window.setTimeout(load, 200);
+    window.setTimeout(task, 200);
   }
 }
 
