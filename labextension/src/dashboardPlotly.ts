@@ -14,7 +14,11 @@
  * and sends nothing to evaluate, one of another version loads its own.
  */
 
+import type { Extension } from '@codemirror/state';
+import { ViewPlugin, type EditorView, type ViewUpdate } from '@codemirror/view';
+
 import type { Requester } from './api';
+import { whenIdle } from './plotting';
 
 /** The registry's key: the same symbol as plotly_registry.js's, shared by every module of the page. */
 const REGISTRY = Symbol.for('hpnb.plotly-js');
@@ -108,4 +112,23 @@ export async function preloadDashboardPlotly(request: Requester): Promise<void> 
 /** Whether a cell's source uses hpnb: loads it, imports it, or is an `%hpsearch` magic. */
 export function usesHpnb(source: string): boolean {
   return /^\s*(%load_ext\s+hpnb\b|%%?hpsearch\b|import\s+hpnb\b|from\s+hpnb[\s.])/m.test(source);
+}
+
+/**
+ * The editor extension that starts {@link preloadDashboardPlotly} when the
+ * page is next idle, the first time an editor of the page is created with, or
+ * edited into, a cell that uses hpnb.
+ */
+export function preloadWhenHpnbIsUsed(request: Requester): Extension {
+  let seen = false; // no more scans of the cells once seen
+  const check = (view: EditorView) => {
+    if (!seen && usesHpnb(view.state.doc.toString())) {
+      seen = true;
+      whenIdle(() => void preloadDashboardPlotly(request));
+    }
+  };
+  return ViewPlugin.define(view => {
+    check(view);
+    return { update: (update: ViewUpdate) => update.docChanged && check(update.view) };
+  });
 }

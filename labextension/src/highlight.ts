@@ -10,7 +10,7 @@
 
 import type { LanguageSupport } from '@codemirror/language';
 import { Compartment, EditorState, Prec, type Extension, type Text } from '@codemirror/state';
-import { ViewPlugin, type EditorView, type ViewUpdate } from '@codemirror/view';
+import { ViewPlugin, type EditorView } from '@codemirror/view';
 
 /** The cell magic whose body is a YAML search spec. */
 export const MAGIC = '%%hpsearch';
@@ -55,23 +55,4 @@ export function hpsearchHighlighting(yaml: LanguageSupport): Extension {
   });
 
   return [slot.of([]), switchOnEdit, switchOnCreate];
-}
-
-/**
- * An editor extension that calls `found` once, the first time an editor of
- * the page shows code that `matches` (a cell that uses hpnb), when the editor
- * is created or edited.
- */
-export function onceSeen(matches: (source: string) => boolean, found: () => void): Extension {
-  let seen = false;
-  const check = (view: EditorView) => {
-    if (!seen && matches(view.state.doc.toString())) {
-      seen = true;
-      found();
-    }
-  };
-  return ViewPlugin.define(view => {
-    check(view);
-    return { update: (update: ViewUpdate) => update.docChanged && check(update.view) };
-  });
 }

@@ -22,9 +22,9 @@ import iconSvg from '../style/icon.svg';
 import { EXPERIMENT_NAME, HpnbClient, type Requester } from './api';
 import { createCompareView, type ComparePanel } from './compareView';
 import { createExperimentView, type ExperimentPanel } from './experimentView';
-import { preloadDashboardPlotly, usesHpnb } from './dashboardPlotly';
-import { hpsearchHighlighting, onceSeen } from './highlight';
-import { preloadPlotly, whenIdle } from './plotting';
+import { preloadWhenHpnbIsUsed } from './dashboardPlotly';
+import { hpsearchHighlighting } from './highlight';
+import { preloadPlotly } from './plotting';
 import { ExperimentsSidebar } from './sidebar';
 
 const OPEN_COMMAND = 'hpnb:open-experiment';
@@ -115,7 +115,7 @@ const highlightPlugin: JupyterFrontEndPlugin<void> = {
     extensions: IEditorExtensionRegistry,
     languages: IEditorLanguageRegistry
   ) => {
-    const preload = onceSeen(usesHpnb, () => whenIdle(() => void preloadDashboardPlotly(serverRequester())));
+    const preload = preloadWhenHpnbIsUsed(serverRequester());
     extensions.addExtension({
       name: 'hpnb:dashboard-plotly',
       factory: () => EditorExtensionRegistry.createImmutableExtension(preload)
