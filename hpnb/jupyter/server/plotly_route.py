@@ -5,8 +5,9 @@ A kernel sends plotly.js to the page with its first dashboard (right after ``%lo
 see :mod:`hpnb.jupyter.dashboard.plotly_code`), and the page then evaluates it, about a second
 without a GPU. In a notebook run top to bottom that second falls on the first dashboard. The
 Lab extension fetches this module once a notebook that uses hpnb is open (when the page is next
-idle) and fills the page's registry entry of its plotly version (the ``X-Plotly-Version`` header); a kernel of the
-same plotly version then finds plotly.js loaded, one of another version still sends its own.
+idle) and fills the page's registry entry of its plotly version (the ``X-Plotly-Version``
+header); a kernel of the same plotly version then finds plotly.js loaded, one of another
+version still sends its own.
 
 The body is the kernel's module (default export ``Plotly``) with the plots' template as the
 named export ``template``; revalidated by its ETag, so a reload gets a 304 and an upgraded
