@@ -3,7 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   transform: {
-    '^.+\\.tsx?$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }]
+    // .js too: the parallel-coordinates renderer is JavaScript of the Python package (src/parallelCoordinates.ts)
+    '^.+\\.[jt]sx?$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }]
   },
   testRegex: '\\.spec\\.ts$'
 };

@@ -9,9 +9,10 @@
 import { contourTraces, parameterAxis, slicePositions, sliceTraces } from './analysisPlots';
 import type { HpnbClient, IObjective, IPareto, IParcoordsData, ISlices } from './api';
 import { hasSeveral, importanceTraces, paretoLayout, paretoMessage, paretoTraces } from './objectives';
-import { sameAxes, showSelectedLine, type ILineSource } from './parcoordsOverlay';
-import { parcoordsTrace, type IParcoordsTrace, type Trace } from './plots';
-import { drawPlot, followRedraws, purgePlots, resizePlots } from './plotting';
+import { clearParallelCoordinates, drawParallelCoordinates, markLine } from './parallelCoordinates';
+import { parcoordsTrace, type IParcoordsTrace } from './plots';
+import { drawPlot, purgePlots, resizePlots } from './plotting';
+import { lineValues, sameAxes, type ILineSource } from './selectedLine';
 import { element } from './resume';
 
 /** The tabs, in order. */
@@ -185,7 +186,8 @@ export class InsightTabs {
   }
 
   dispose(): void {
-    purgePlots(TABS.map(name => this.tabs[name].plot));
+    clearParallelCoordinates(this.tabs.parcoords.plot);
+    purgePlots(TABS.filter(name => name !== 'parcoords').map(name => this.tabs[name].plot));
   }
 
   private showActive(): void {
@@ -227,9 +229,11 @@ export class InsightTabs {
     this.drawnTrace = parcoordsTrace(data);
     const sampled = data.sampled ? ` (the best ${data.best} and ${data.sampled} others of ${data.scored})` : '';
     tab.message.textContent = this.drawnTrace ? `Trials with a score${sampled}.` : 'No trial has a score yet.';
-    const traces = this.drawnTrace ? [this.drawnTrace as unknown as Trace] : [];
-    await drawPlot(tab.plot, traces, { margin: { t: 40, r: 60, b: 20, l: 60 } });
-    followRedraws(tab.plot, () => this.showSelectedLine());
+    if (this.drawnTrace) {
+      drawParallelCoordinates(tab.plot, this.drawnTrace, { margin: { t: 50, r: 20, b: 20, l: 60 } });
+    } else {
+      clearParallelCoordinates(tab.plot);
+    }
     this.selectedLine = this.lineOf(this.selected);
     this.showSelectedLine();
   }
@@ -251,7 +255,7 @@ export class InsightTabs {
 
   /** The selected trial's line over the parallel coordinates (red), or none. */
   private showSelectedLine(): void {
-    showSelectedLine(this.tabs.parcoords.plot, this.selected, this.selectedLine);
+    markLine(this.tabs.parcoords.plot, this.selected, this.selectedLine && lineValues(this.selectedLine));
   }
 
   private async loadPareto(): Promise<void> {

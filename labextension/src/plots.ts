@@ -7,6 +7,7 @@
 import type { ICurve, IHistoryPoint, IImportance, ILeaderboardRow, IObjective, IParameterKind, IParcoordsData } from './api';
 import { formatScore } from './format';
 import type { Mode } from './leaderboard';
+import type { IParallelDimension, IParallelLines, IParallelTrace } from './parallelCoordinates';
 
 /** Colour of the selected trial wherever it is drawn. */
 export const SELECTED_COLOR = '#d62728';
@@ -24,19 +25,10 @@ export const WEBGL_POINTS = 5000;
 export type Trace = Record<string, unknown>;
 
 /** One axis of the parallel-coordinates plot. */
-export interface IDimension {
-  label: string;
-  values: number[];
-  range?: [number, number];
-  tickvals?: number[];
-  ticktext?: string[];
-}
+export type IDimension = IParallelDimension;
 
-/** The parallel-coordinates trace. */
-export interface IParcoordsTrace {
-  type: 'parcoords';
-  dimensions: IDimension[];
-  line: { color: number[]; colorscale: [number, string][]; cmin: number; cmax: number; showscale: boolean; colorbar: Trace };
+/** The parallel coordinates, as their renderer (parallelCoordinates.ts) draws them. */
+export interface IParcoordsTrace extends IParallelTrace {
   /** Trial id of each line, in the order of the values. */
   ids: number[];
 }
@@ -134,7 +126,7 @@ export const INACTIVE_LABEL = '(inactive)';
 
 /**
  * The dimension with the trials flagged `missing` on a slot labelled {@link INACTIVE_LABEL}
- * below its range: plotly's parallel coordinates cannot break a line (it draws a NaN at 0).
+ * below its range: a line broken at the axis would not say which trials lacked the parameter.
  */
 export function withInactiveSlot(dim: IDimension, missing: boolean[]): IDimension {
   if (!missing.some(Boolean)) {
@@ -171,7 +163,7 @@ type ParcoordsTrial = IParcoordsData['trials'][number];
 /** How the lines are coloured: a position on the colour scale per line, and the colour bar. */
 interface ILineColours {
   positions: number[];
-  colorbar: Trace;
+  colorbar: IParallelLines['colorbar'];
 }
 
 function isNumber(value: unknown): value is number {
@@ -225,7 +217,7 @@ function objectiveAxes(
  * then the score's (lines coloured by score, best brightest whatever the mode)
  * or, with several objectives, one axis per objective (lines coloured by
  * Pareto rank, the front brightest). The selected trial is drawn over them
- * (see parcoordsOverlay.ts), so selecting one redraws nothing here. Null when
+ * (see selectedLine.ts), so selecting one redraws nothing here. Null when
  * no trial has a score.
  */
 export function parcoordsTrace(data: IParcoordsData): IParcoordsTrace | null {
@@ -245,7 +237,6 @@ export function parcoordsTrace(data: IParcoordsData): IParcoordsTrace | null {
   );
   const [axes, colours] = objectives.length > 1 ? objectiveAxes(objectives, scored, data.ranges) : scoreAxis(data, scored);
   return {
-    type: 'parcoords',
     dimensions: [...dimensions, ...axes],
     ids: scored.map(trial => trial.trial_id),
     line: {

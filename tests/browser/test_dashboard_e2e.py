@@ -197,9 +197,9 @@ def test_live_dashboard_of_an_hpsearch_cell_streams_and_stops(
                ".some(line => (line.getAttribute('d') || '').includes('L'))", what="a drawn metric curve")
     assert curves.locator("text.xtitle").text_content() == "step"
     dashboard.locator(".widget-toggle-button", has_text=re.compile("^Parallel coordinates$")).click()
-    parcoords = dashboard.locator(".js-plotly-plot", has=page.locator(".parcoords"))
-    parcoords.locator("text.axis-title").nth(2).wait_for()
-    axes = sorted(parcoords.locator("text.axis-title").all_text_contents())
+    parcoords = dashboard.locator(".hpnb-pc")
+    parcoords.locator(".hpnb-pc-title").nth(2).wait_for()
+    axes = sorted(parcoords.locator(".hpnb-pc-title").all_text_contents())
     assert axes == ["layers", "lr (log)", "val_loss"]
     dashboard.locator(".widget-toggle-button", has_text=re.compile("^Curves$")).click()
 

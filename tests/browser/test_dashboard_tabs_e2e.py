@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from hpnb.core.store import Store
+from tests.browser.parallel_coordinates import assert_marked, wait_drawn
 from tests.browser.stored_searches import write_stored_searches
 from tests.browser.test_dashboard_e2e import notebook_page, run_all_cells, wait_until
 
@@ -101,12 +102,11 @@ def test_tabs_table_log_and_copied_cell(tabs_page, lab_server) -> None:
     options = dashboard.locator(".hpnb-plot-selector .widget-toggle-button").all_text_contents()
     assert options == ["History", "Parallel coordinates", "Importance", "Slices", "Contour"]
     dashboard.locator(".scatterlayer .point").first.wait_for()
-    _show_tab(page, log, dashboard, "Parallel coordinates", ".jp-OutputArea .parcoords")
-    titles = sorted(dashboard.locator(".parcoords text.axis-title").all_text_contents())
+    _show_tab(page, log, dashboard, "Parallel coordinates", ".jp-OutputArea .hpnb-pc")
+    titles = sorted(dashboard.locator(".hpnb-pc .hpnb-pc-title").all_text_contents())
     assert titles == ["layers", "loss", "opt", "x"]
-    layers = page.locator("text.axis-title", has_text="layers")
-    layer_ticks = dashboard.locator(".parcoords .y-axis", has=layers)
-    assert sorted(layer_ticks.locator(".tick text").all_text_contents()) == ["1", "2", "3", "4"]
+    layer_ticks = dashboard.locator('.hpnb-pc g.hpnb-pc-axis[data-label="layers"] .hpnb-pc-ticktext')
+    assert layer_ticks.all_text_contents() == ["1", "2", "3", "4"]
     _show_tab(page, log, dashboard, "Importance", ".jp-OutputArea .barlayer .point")
     bars = dashboard.locator(".barlayer .point")
     assert bars.count() == 3
@@ -226,15 +226,12 @@ def _the_selected_trial_stands_out(page, log, paged, trials: dict, steps: int) -
                    "&& t.x.length > 0)", "the selected trial's curve")
     selected = next(t for t in drawn["traces"] if t["name"] == "selected")
     assert set(selected["text"]) == {f"trial {trial_id}"} and selected["x"] == list(range(steps))
-    _show_tab(page, log, paged, "Parallel coordinates", ".jp-OutputArea .parcoords")
-    drawn = _shown(page, log, 1, "d => d.traces[0].type === 'parcoords' && d.traces[0].colors.at(-1) === 1",
-                   "the selected trial's line")
-    lines = drawn["traces"][0]
-    last = {d["label"]: d["values"][-1] for d in lines["dimensions"]}  # drawn last: over the others
+    _show_tab(page, log, paged, "Parallel coordinates", ".jp-OutputArea .hpnb-pc")
+    drawing = wait_drawn(page, paged.locator(".hpnb-pc").element_handle(),
+                         f"d => d.mark && d.mark.trial === {trial_id}")
     chosen = trials[trial_id]
-    assert last == {"lr (log)": pytest.approx(math.log10(chosen.params["lr"])),
-                    "layers": chosen.params["layers"], "val_loss": pytest.approx(chosen.value)}
-    assert lines["scale"][-1] == [1, "#d62728"] and max(lines["colors"][:-1]) < 1  # red, and it alone
+    assert_marked(drawing, trial_id, {"lr (log)": math.log10(chosen.params["lr"]),
+                                      "layers": str(chosen.params["layers"]), "val_loss": chosen.value})
 
 
 def _the_lineage_links_members(page, log, pbt, searches) -> None:

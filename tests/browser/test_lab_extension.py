@@ -82,10 +82,11 @@ def test_lab_experiment_view_shows_leaderboard_curves_and_parallel_coordinates(
     view.locator(".hpnb-curves .main-svg").first.wait_for()
     view.locator(".hpnb-curves .scatterlayer .trace").nth(total - 1).wait_for()
     assert view.locator(".hpnb-curves .scatterlayer .trace").count() == total
-    view.locator(".hpnb-parcoords .main-svg").first.wait_for()
-    titles = view.locator(".hpnb-parcoords text.axis-title")
+    titles = view.locator(".hpnb-parcoords .hpnb-pc-title")
     titles.nth(3).wait_for()
-    assert sorted(titles.all_text_contents()) == ["layers", "lr", "optimizer", "val_loss"]
+    assert titles.all_text_contents() == ["layers", "lr", "optimizer", "val_loss"]
+    lines = int(view.locator(".hpnb-parcoords .hpnb-pc").get_attribute("data-lines"))
+    assert lines == sample.finished_trials  # one line per trial with a score
 
     page.set_viewport_size(TALL_VIEWPORT)  # room for both plots in one picture
     try:

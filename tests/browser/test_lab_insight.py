@@ -3,6 +3,7 @@ sidebar, in a real JupyterLab driven in headless Chromium."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from hpnb.core.store import Store
 from hpnb.core.summary import ranked
 from hpnb.core.trial_output import TrialOutput
+from tests.browser.parallel_coordinates import assert_marked, wait_drawn
 from tests.browser.stored_searches import StoredSearches, write_stored_searches
 from tests.browser.test_lab_extension import TALL_VIEWPORT, VIEWPORT, item, open_experiment, show_sidebar
 from tests.jupyter.server.insight_store import METRIC, InsightSearches, write_insight_searches
@@ -42,35 +44,6 @@ def plot_data(page, selector: str) -> dict:
         }""",
         selector,
     )
-
-
-def selected_line_crossings(page, selector: str, trial: int) -> list[dict]:
-    """Where the selected trial's red line crosses each axis of the parallel coordinates at
-    ``selector``, beside where that axis's own scale puts the trial's value."""
-    return page.evaluate(
-        """([s, trial]) => {
-            const root = document.querySelector(s);
-            const line = root.querySelector('path.hpnb-parcoords-selected');
-            const points = line.getAttribute('d').split(/[ML]/).filter(Boolean)
-                .map(p => p.split(',').map(Number));
-            const index = root._fullData[0].ids.indexOf(trial);
-            const axes = [...root.querySelectorAll('.parcoords-control-view > .y-axis')].map(n => n.__data__)
-                .sort((a, b) => a.x - b.x);
-            return axes.map((axis, k) => ({label: axis.label, x: points[k][0], y: points[k][1],
-                                           stroke: line.getAttribute('stroke'), axis_x: axis.x,
-                                           axis_y: axis.domainScale(axis.values[index])}));
-        }""",
-        [selector, trial],
-    )
-
-
-def assert_on_its_axes(crossings: list[dict]) -> None:
-    """The selected line is red and crosses the axes where plotly's own scales put its values
-    (checked on the axes whose scale maps any value: an integer's and the score's)."""
-    for crossing in crossings:
-        assert crossing["stroke"] == "#d62728" and crossing["x"] == pytest.approx(crossing["axis_x"], abs=0.1)
-        if crossing["label"] in ("layers", METRIC):
-            assert crossing["y"] == pytest.approx(crossing["axis_y"], abs=0.1)
 
 
 def assert_marked_on_its_point(page, selector: str, trial: int) -> None:
@@ -194,7 +167,8 @@ def test_selecting_a_trial_shows_its_log_and_highlights_it(lab_page, searches, s
     page = lab_page
     with Store(searches.path) as store:
         record = store.experiment(searches.tuned)
-        worst = ranked(store.trials(record.id), "min")[-1].trial_id
+        trials_by_id = {t.trial_id: t for t in store.trials(record.id)}
+        worst = ranked(list(trials_by_id.values()), "min")[-1].trial_id
         printed = "epoch 1 loss 0.9\nepoch 2 loss 0.8\n"
         store.set_trial_output(record.id, worst, TrialOutput(
             stdout=printed, stdout_bytes=len(printed), stderr="a warning\n", stderr_bytes=10,
@@ -216,18 +190,17 @@ def test_selecting_a_trial_shows_its_log_and_highlights_it(lab_page, searches, s
            ".map(t => t.name).join() === n")  # its curve alone red
     page.wait_for_function(red, arg=[curves, f"trial {worst}"])
     open_tab(view, "parcoords")
-    line = view.locator(f'.hpnb-parcoords path.hpnb-parcoords-selected[data-trial="{worst}"]')
-    line.wait_for(state="attached")
-    crossings = selected_line_crossings(page, f"#hpnb-experiment-{searches.tuned} .hpnb-parcoords", worst)
-    assert [c["label"] for c in crossings] == ["layers", "lr", "optimizer", METRIC]
-    assert_on_its_axes(crossings)
-    page.set_viewport_size({"width": 1100, "height": 900})  # plotly draws the plot again, narrower
+    parcoords = f"#hpnb-experiment-{searches.tuned} .hpnb-parcoords"
+    chosen = trials_by_id[worst]
+    crossings = {"layers": str(chosen.params["layers"]), "optimizer": chosen.params["optimizer"],
+                 "lr": math.log10(chosen.params["lr"]), METRIC: chosen.value}
+    drawing = wait_drawn(page, parcoords, f"d => d.mark && d.mark.trial === {worst}")
+    assert [axis["title"] for axis in drawing["axes"]] == ["layers", "lr", "optimizer", METRIC]
+    assert_marked(drawing, worst, crossings)
+    page.set_viewport_size({"width": 1100, "height": 900})  # drawn again, narrower
     try:
-        page.wait_for_function("([s, x]) => document.querySelector(s).getAttribute('d') !== x",
-                               arg=[f"#hpnb-experiment-{searches.tuned} .hpnb-parcoords-selected",
-                                    line.get_attribute("d")])  # fmt: skip
-        assert_on_its_axes(selected_line_crossings(page, f"#hpnb-experiment-{searches.tuned} .hpnb-parcoords",
-                                                   worst))  # fmt: skip
+        narrower = wait_drawn(page, parcoords, f"d => d.axes.at(-1).x < {drawing['axes'][-1]['x'] - 1}")
+        assert_marked(narrower, worst, crossings)
     finally:
         page.set_viewport_size(VIEWPORT)
     save_screenshot(page, "lab-trial-log")

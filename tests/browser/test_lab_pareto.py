@@ -8,6 +8,7 @@ import pytest
 
 from hpnb.core.pareto import dominates
 from hpnb.core.store import Store
+from tests.browser.parallel_coordinates import wait_drawn
 from tests.browser.test_lab_extension import item, open_experiment, show_sidebar
 from tests.browser.test_lab_insight import keep_for_docs, open_tab
 from tests.jupyter.server.pareto_store import ParetoSearches, write_pareto_searches
@@ -96,13 +97,10 @@ def test_parallel_coordinates_and_importance_have_every_objective(lab_page, sear
     page = lab_page
     view = open_experiment(page, searches.two)
     open_tab(view, "parcoords")
-    view.locator(".hpnb-parcoords .parcoords").first.wait_for()
-    labels = page.evaluate("s => document.querySelector(s)._fullData[0].dimensions.map(d => d.label)",
-                           f"#hpnb-experiment-{searches.two} .hpnb-parcoords")  # fmt: skip
-    assert labels == ["depth", "width", "val_loss (min)", "latency_ms (min)"]
-    colourbar = page.evaluate("s => document.querySelector(s)._fullData[0].line.colorbar.title.text",
-                              f"#hpnb-experiment-{searches.two} .hpnb-parcoords")  # fmt: skip
-    assert colourbar == "Pareto rank"
+    drawing = wait_drawn(page, f"#hpnb-experiment-{searches.two} .hpnb-parcoords")
+    titles = [axis["title"] for axis in drawing["axes"]]
+    assert titles == ["depth", "width", "val_loss (min)", "latency_ms (min)"]
+    assert drawing["bar_title"] == "Pareto rank"
 
     open_tab(view, "importance")
     view.locator(".hpnb-importance .barlayer .point").nth(3).wait_for(timeout=120_000)

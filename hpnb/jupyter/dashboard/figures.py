@@ -56,13 +56,12 @@ def update_curves(fig: Plot, groups: Mapping[str, CurveGroup], metric: str, best
 
 #: Viridis, dark to bright; the best scores are drawn brightest whatever the mode.
 VIRIDIS = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725")
-#: the colour scale takes this much of [0, 1]; the rest is the selected trial's red.
-SCALE_TOP = 0.9
+COLOUR_SCALE = [[i / (len(VIRIDIS) - 1), colour] for i, colour in enumerate(VIRIDIS)]
 SELECTED = "#d62728"
 
 
-def _dimension(axis: Axis, order: Sequence[int]) -> dict[str, Any]:
-    dim: dict[str, Any] = {"label": axis.label, "values": [axis.values[i] for i in order]}
+def _dimension(axis: Axis) -> dict[str, Any]:
+    dim: dict[str, Any] = {"label": axis.label, "values": axis.values}
     if axis.tickvals is not None:
         dim["tickvals"], dim["ticktext"] = axis.tickvals, axis.ticktext
     if axis.range is not None:
@@ -71,44 +70,38 @@ def _dimension(axis: Axis, order: Sequence[int]) -> dict[str, Any]:
 
 
 def colour_position(score: float, low: float, high: float, reverse: bool) -> float:
-    """Where ``score`` sits on the colour scale: in [0, :data:`SCALE_TOP`], the best brightest
-    (``reverse`` when lower is better)."""
+    """Where ``score`` sits on the colour scale: in [0, 1], the best brightest (``reverse`` when
+    lower is better)."""
     if high == low:
-        return SCALE_TOP
+        return 1.0
     share = (score - low) / (high - low)
-    return SCALE_TOP * (1 - share if reverse else share)
-
-
-def _colour_scale(with_selected: bool) -> list[list[Any]]:
-    top = SCALE_TOP if with_selected else 1.0
-    stops: list[list[Any]] = [[top * i / (len(VIRIDIS) - 1), colour] for i, colour in enumerate(VIRIDIS)]
-    if with_selected:
-        stops += [[SCALE_TOP + 0.001, SELECTED], [1.0, SELECTED]]
-    return stops
+    return 1 - share if reverse else share
 
 
 def make_parcoords_figure() -> Plot:
-    return Plot(layout={"height": _HEIGHT, "margin": {"l": 60, "r": 60, "t": 50, "b": 20}})
+    return Plot(layout={"height": _HEIGHT, "margin": {"l": 60, "r": 20, "t": 50, "b": 20}})
 
 
 def update_parcoords(fig: Plot, coords: ParallelCoordinates, selected: int | None = None) -> None:
     """Draw ``coords``, one line per trial coloured by its score; the ``selected`` trial's line (if
-    drawn) is red and drawn last, over the others (as in the Lab view)."""
-    chosen = coords.trial_ids.index(selected) if selected in coords.trial_ids else None
-    order = [i for i in range(len(coords.trial_ids)) if i != chosen]
-    order += [chosen] if chosen is not None else []
+    drawn) is red, over the others (as in the Lab view).
+
+    The trace has plotly's parcoords shape, but ``parallel_coordinates.js`` draws it (a canvas, no
+    WebGL: see there).
+    """
     low, high = coords.color_range
-    colours = [1.0 if i == chosen else colour_position(coords.colors[i], low, high, coords.reverse_scale)
-               for i in order]
     ticks = coords.color_ticks if coords.color_ticks is not None else [low, (low + high) / 2, high]
     named = coords.color_title or (coords.axes[-1].label if coords.axes else "")
     colour_bar = {"title": title(named),
                   "tickvals": [colour_position(t, low, high, coords.reverse_scale) for t in ticks],
                   "ticktext": [f"{t:.4g}" for t in ticks]}
-    line = {"color": colours, "colorscale": _colour_scale(chosen is not None), "cmin": 0.0,
-            "cmax": 1.0 if chosen is not None else SCALE_TOP, "showscale": True, "colorbar": colour_bar}
-    fig.show([{"type": "parcoords", "dimensions": [_dimension(axis, order) for axis in coords.axes],
-               "line": line}])
+    line = {"color": [colour_position(c, low, high, coords.reverse_scale) for c in coords.colors],
+            "colorscale": COLOUR_SCALE, "cmin": 0.0, "cmax": 1.0, "showscale": True, "colorbar": colour_bar}
+    trace: dict[str, Any] = {"type": "parcoords", "dimensions": [_dimension(axis) for axis in coords.axes],
+                             "line": line}
+    if selected in coords.trial_ids:
+        trace["selected"] = {"trial": selected, "index": coords.trial_ids.index(selected)}
+    fig.show([trace])
 
 
 def make_lineage_figure() -> Plot:

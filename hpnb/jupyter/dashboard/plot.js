@@ -4,7 +4,8 @@
 // prepended). A plot is drawn at the width
 // of its place, again when that changes, and not while it has no width (off the page); one
 // out of sight (a hidden tab drawn ahead, see tabs.py) is drawn when the page is idle.
-// Plots drawn with WebGL (parallel coordinates) hold browser contexts, of which a page has
+// Parallel coordinates (a parcoords trace) are drawn by parallel_coordinates.js (prepended),
+// without plotly.js. Plots drawn with WebGL (scattergl) hold browser contexts, of which a page has
 // about 16: past MAX_WEBGL_PLOTS, the least recently drawn one out of sight is cleared, and
 // drawn again when it comes into sight. A click on a point that carries `customdata` (its trial
 // id) is sent to the kernel, which selects that trial.
@@ -13,7 +14,12 @@ const WEBGL_PLOTS = Symbol.for("hpnb.webgl-plots");
 const MAX_WEBGL_PLOTS = 4;
 
 function usesWebgl(data) {
-  return data.some((trace) => trace.type === "parcoords" || String(trace.type).endsWith("gl"));
+  return data.some((trace) => String(trace.type).endsWith("gl"));
+}
+
+/** Whether `data` is parallel coordinates, which parallel_coordinates.js draws. */
+function isParallel(data) {
+  return data.length === 1 && data[0].type === "parcoords";
 }
 
 /** Remember `plot` as the latest WebGL plot drawn; clear the oldest ones out of sight. */
@@ -65,7 +71,13 @@ function render({ model, el }) {
   const draw = () => {
     queue = queue.then(async () => {
       const data = model.get("data");
-      if (disposed || !plotly || !stale || !laidOut() || !data.length) return; // no trace: not drawn yet
+      if (disposed || !stale || !laidOut() || !data.length) return; // no trace: not drawn yet
+      if (isParallel(data)) {
+        stale = false;
+        drawParallelCoordinates(el, data[0], model.get("plot_layout")); // redrawn by it on a resize
+        return;
+      }
+      if (!plotly) return;
       stale = false;
       const layout = { template: plotly.template, autosize: true, ...model.get("plot_layout") };
       await plotly.Plotly.react(el, data, layout, model.get("config"));
@@ -89,9 +101,9 @@ function render({ model, el }) {
     });
   };
   const resized = new ResizeObserver(() => {
-    if (!plotly || !laidOut()) return;
+    if (!laidOut()) return;
     if (stale) soon();
-    else plotly.Plotly.Plots.resize(el);
+    else if (plotly && !isParallel(model.get("data"))) plotly.Plotly.Plots.resize(el);
   });
   const sighted = new IntersectionObserver((entries) => {
     seen = entries[entries.length - 1].isIntersecting;
@@ -115,6 +127,7 @@ function render({ model, el }) {
     model.off("change:data", changed);
     model.off("change:plot_layout", changed);
     if (plotly) plotly.Plotly.purge(el);
+    clearParallelCoordinates(el);
   };
 }
 

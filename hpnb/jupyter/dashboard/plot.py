@@ -2,8 +2,10 @@
 
 A :class:`Plot` holds what plotly.js draws (``data``, a list of traces, and ``plot_layout``:
 ``layout`` is the widget's own CSS layout); the front end draws it with ``Plotly.react``
-whenever they change, at the width of its place. A click on a point whose trace carries
-``customdata`` (a trial id per point) calls :attr:`Plot.on_click` with that id.
+whenever they change, at the width of its place. A parcoords trace is drawn by
+``parallel_coordinates.js`` instead (a canvas: plotly's parcoords need WebGL). A click on a
+point whose trace carries ``customdata`` (a trial id per point) calls :attr:`Plot.on_click`
+with that id.
 plotly.js itself comes once per kernel with :func:`~.plotly_code.shared_plotly_code`.
 Values that JSON cannot carry (NaN, infinities) are sent as null, which plotly.js leaves out.
 
@@ -65,7 +67,7 @@ def json_safe(value: Any) -> Any:
 class Plot(anywidget.AnyWidget):
     """A plotly.js plot: ``data`` (traces) and ``plot_layout`` (merged over the base layout)."""
 
-    _esm = with_plotly_registry("plot.js")
+    _esm = with_plotly_registry("plot.js", "parallel_coordinates.js")
     data: traitlets.List[dict[str, Any]] = traitlets.List([]).tag(sync=True)
     plot_layout = traitlets.Dict({}).tag(sync=True)
     config = traitlets.Dict(CONFIG).tag(sync=True)

@@ -15,7 +15,8 @@ from pathlib import Path
 _HERE = Path(__file__).parent
 
 
-def with_plotly_registry(module: str) -> str:
-    """The source of the dashboard's JavaScript ``module``, the registry's code first."""
-    return (_HERE / "plotly_registry.js").read_text(encoding="utf-8") + (_HERE / module).read_text(
-        encoding="utf-8")
+def with_plotly_registry(module: str, *uses: str) -> str:
+    """The source of the dashboard's JavaScript ``module``, the registry's code first, then the
+    modules it ``uses`` (plain JavaScript of this package, such as ``parallel_coordinates.js``)."""
+    parts = ("plotly_registry.js", *uses, module)
+    return "".join((_HERE / part).read_text(encoding="utf-8") for part in parts)

@@ -200,9 +200,9 @@ class InsightTabs:
                 self._draw(self.shown, view)
 
     def predraw(self) -> None:
-        """Draw the parallel coordinates while another plot is shown (once the dashboard is up):
-        their first drawing is slow in a browser without a GPU (WebGL drawn in software), and a
-        click on them then only shows them."""
+        """Draw the parallel coordinates while another plot is shown (once the dashboard is up,
+        when the page is idle): a click on them then only shows them, with no wait for the kernel
+        to sample and send 1,250 lines."""
         with self._lock:
             view = self._view
             if view is None or PARCOORDS not in self.selector.options or PARCOORDS in self.figures:

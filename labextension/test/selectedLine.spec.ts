@@ -1,0 +1,20 @@
+import type { IDimension } from '../src/plots';
+import { lineValues, sameAxes } from '../src/selectedLine';
+
+const dimensions: IDimension[] = [
+  { label: 'layers', values: [1, 4], range: [1, 4] },
+  { label: 'lr', values: [-1, -3], range: [-5, -1] },
+  { label: 'score', values: [0.5, 0.25], range: [0, 1] }
+];
+
+describe('the selected trial in the parallel coordinates', () => {
+  it('has its value on each axis, in the axes order', () => {
+    expect(lineValues({ dimensions, index: 1 })).toEqual([4, -3, 0.25]);
+  });
+  it('is drawn on the plot when the plot does not hold it only when adding it changes no axis', () => {
+    const wider = dimensions.map(d => (d.label === 'score' ? { ...d, range: [0, 2] as [number, number] } : d));
+    expect(sameAxes(dimensions, dimensions.map(d => ({ ...d, values: [...d.values, 0] })))).toBe(true);
+    expect(sameAxes(dimensions, wider)).toBe(false);
+    expect(sameAxes(dimensions, dimensions.slice(1))).toBe(false);
+  });
+});
