@@ -11,9 +11,10 @@ real JupyterLab on it, and drives headless Chromium with Playwright:
 - Cell dashboard, open: in a fresh page and kernel, ``%load_ext hpnb``, then a notebook cell
   ``%hpsearch show NAME`` run until its first plot is on screen (timed in the page), after a
   pause (a person writing the cell) and right after the first cell (a notebook run top to
-  bottom); also until Playwright sees it, that is until the page answers again (it draws the
-  hidden parallel coordinates ahead, WebGL in software, and answers nothing meanwhile; no goal);
-  redraw: switching it to the parallel coordinates, the first time and again.
+  bottom); also until Playwright sees it, that is until the page answers again (no goal);
+  redraw: switching it to the parallel coordinates, the first time and again (timed in the page,
+  from the press on the button to the first frame that shows them; also until Playwright sees
+  them, no goal).
 
 Goals: open < 2 s, redraw < 200 ms. Prints one table; exits 1 when a goal is missed.
 
@@ -176,14 +177,14 @@ def lab_view_times(page) -> dict[str, list[float]]:
     for _ in range(ROUNDS):
         began = time.perf_counter()
         times.setdefault("Lab view: open (table, history, curves)", []).append(_open_view(page, view))
-        view.locator(".hpnb-parcoords .parcoords").first.wait_for()
+        view.locator(".hpnb-parcoords .hpnb-pc[data-lines]").first.wait_for()
         times.setdefault("Lab view: open, parallel coordinates drawn too", []).append(
             time.perf_counter() - began)
         page.locator(".lm-TabBar-tab.lm-mod-current .lm-TabBar-tabCloseIcon").click()
         view.wait_for(state="detached")
     _open_view(page, view)
-    view.locator(".hpnb-parcoords .parcoords").first.wait_for()
-    time.sleep(REST)  # redraws are timed on a view at rest (parallel coordinates draw over several frames)
+    view.locator(".hpnb-parcoords .hpnb-pc[data-lines]").first.wait_for()
+    time.sleep(REST)  # redraws are timed on a view at rest
     for round_ in range(ROUNDS):
         time.sleep(REST)
         order = "ascending" if round_ % 2 == 0 else "descending"
@@ -260,14 +261,39 @@ def _open_dashboard(page, notebook: str, url: str, token: str, pause: float) -> 
     return (seen["plot"] - seen["pressed"]) / 1000, answered, output
 
 
-def _switch_times(output) -> list[float]:
-    """Seconds to show the parallel coordinates, :data:`ROUNDS` times (History shown between)."""
+#: times in the page, from the press on the dashboard's "Parallel coordinates" button to the first
+#: frame that shows them (as WATCH_FIRST_PLOT times the first plot): Playwright's click spends about
+#: 90 ms on its own checks before the press, which no person waits for.
+WATCH_SWITCH = """output => {
+  const seen = window.hpnbSwitch = { pressed: null, shown: null };
+  const toggle = [...output.querySelectorAll('.hpnb-plot-selector .widget-toggle-button')]
+    .find(button => button.textContent === 'Parallel coordinates');
+  toggle.addEventListener('pointerdown', () => { seen.pressed = performance.now(); }, { once: true });
+  const check = () => {
+    const plot = output.querySelector('.hpnb-pc[data-lines]');
+    if (seen.pressed !== null && plot && plot.checkVisibility({ visibilityProperty: true })) {
+      requestAnimationFrame(() => { seen.shown = performance.now(); });
+    } else {
+      requestAnimationFrame(check);
+    }
+  };
+  requestAnimationFrame(check);
+}"""
+
+
+def _switch_times(page, output) -> list[tuple[float, float]]:
+    """Seconds to show the parallel coordinates, :data:`ROUNDS` times (History shown between):
+    timed in the page, and until Playwright sees them."""
     toggle = output.locator(".hpnb-plot-selector .widget-toggle-button", has_text="Parallel coordinates")
+    shown = output.locator(".hpnb-pc[data-lines]:visible").first
     found = []
     for _ in range(ROUNDS):
         time.sleep(REST)
-        found.append(timed(lambda: (toggle.click(),
-                                    output.locator(".js-plotly-plot:visible .parcoords").first.wait_for())))
+        output.evaluate(WATCH_SWITCH)
+        seen = timed(lambda: (toggle.click(), shown.wait_for()))
+        marks = page.wait_for_function("() => window.hpnbSwitch.shown !== null && window.hpnbSwitch")
+        marks = marks.json_value()
+        found.append(((marks["shown"] - marks["pressed"]) / 1000, seen))
         output.locator(".hpnb-plot-selector .widget-toggle-button").first.click()
     return found
 
@@ -284,9 +310,12 @@ def dashboard_times(page, notebook: str, url: str, token: str) -> dict[str, list
             times.setdefault(f"cell dashboard: open {what}, until the page answers again",
                              []).append(answered)
             if pause:
-                first, *again = _switch_times(output)
+                (first, first_seen), *again = _switch_times(page, output)
                 times.setdefault("cell dashboard: show parallel coordinates, first time", []).append(first)
-                times.setdefault("cell dashboard: show parallel coordinates again", []).extend(again)
+                times.setdefault("cell dashboard: show parallel coordinates again", []).extend(
+                    shown for shown, _ in again)
+                times.setdefault("cell dashboard: show parallel coordinates, first time, until Playwright "
+                                 "sees them", []).append(first_seen)
     _end_kernels(url, token)
     return times
 
@@ -332,7 +361,7 @@ def report(times: dict[str, list[float]]) -> int:
     print("\n| what | median | worst | runs | goal |\n|---|---|---|---|---|")
     missed = False
     for what, values in times.items():
-        goal = (None if "importance" in what or "answers again" in what
+        goal = (None if "importance" in what or "answers again" in what or "Playwright sees" in what
                 else OPEN_GOAL if "open" in what else REDRAW_GOAL)
         median = statistics.median(values)
         verdict = "-" if goal is None else (f"< {goal * 1000:.0f} ms" if goal < 1 else f"< {goal:.0f} s")
