@@ -13,7 +13,7 @@ import pytest
 from hpnb.core.store import Store
 from hpnb.core.summary import ranked
 from hpnb.core.trial_output import TrialOutput
-from tests.browser.parallel_coordinates import assert_marked, wait_drawn
+from tests.browser.parallel_coordinates import assert_marked, height_on, wait_drawn
 from tests.browser.stored_searches import StoredSearches, write_stored_searches
 from tests.browser.test_lab_extension import TALL_VIEWPORT, VIEWPORT, item, open_experiment, show_sidebar
 from tests.jupyter.server.insight_store import METRIC, InsightSearches, write_insight_searches
@@ -204,6 +204,38 @@ def test_selecting_a_trial_shows_its_log_and_highlights_it(lab_page, searches, s
     finally:
         page.set_viewport_size(VIEWPORT)
     save_screenshot(page, "lab-trial-log")
+    assert page.errors == []
+
+
+def test_dragging_along_an_axis_keeps_the_trials_in_that_range_in_colour(lab_page, searches):
+    page = lab_page
+    with Store(searches.path, readonly=True) as store:
+        trials = store.trials(store.experiment(searches.tuned).id)
+    scores = sorted(t.value for t in trials if t.value is not None)
+    view = open_experiment(page, searches.tuned)
+    open_tab(view, "parcoords")
+    parcoords = f"#hpnb-experiment-{searches.tuned} .hpnb-parcoords"
+    drawing = wait_drawn(page, parcoords)
+    assert drawing["lines"] == drawing["shown"] == len(scores)
+    axis = next(a for a in drawing["axes"] if a["label"] == METRIC)
+    # from between the 5th and 6th best scores to between the 15th and 16th, well clear of any line
+    low, high = (scores[4] + scores[5]) / 2, (scores[14] + scores[15]) / 2
+    box = view.locator(".hpnb-parcoords .hpnb-pc").bounding_box()
+    page.mouse.move(box["x"] + axis["x"], box["y"] + height_on(axis, high))
+    page.mouse.down()
+    page.mouse.move(box["x"] + axis["x"], box["y"] + height_on(axis, (low + high) / 2), steps=3)
+    page.mouse.move(box["x"] + axis["x"], box["y"] + height_on(axis, low), steps=3)
+    page.mouse.up()
+
+    brushed = wait_drawn(page, parcoords, "d => d.shown < d.lines")
+    assert brushed["shown"] == sum(1 for score in scores if low <= score <= high) == 10
+    caption = view.locator(".hpnb-parcoords .hpnb-pc-count")
+    assert caption.text_content() == f"10 of {len(scores)} lines in the brushed ranges"
+    assert view.locator(f'.hpnb-parcoords g.hpnb-pc-axis[data-label="{METRIC}"] .hpnb-pc-brush').count() == 1
+
+    page.mouse.click(box["x"] + axis["x"], box["y"] + height_on(axis, scores[20]))  # a click: no brush
+    wait_drawn(page, parcoords, "d => d.shown === d.lines")
+    assert caption.count() == 0
     assert page.errors == []
 
 

@@ -21,7 +21,7 @@ from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, 
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ResultRow, Store, TrialRecord
 from hpnb.core.trial_output import TrialOutput
-from hpnb.jupyter.dashboard import data, insight, table, trial_log
+from hpnb.jupyter.dashboard import data, figures, insight, table, trial_log
 from hpnb.jupyter.dashboard.axes import integer_ticks, parallel_coordinates
 from hpnb.jupyter.dashboard.copy_cell import best_cell_code
 from hpnb.jupyter.dashboard.model import ROWS_PER_UPDATE, DashboardModel
@@ -160,6 +160,22 @@ def test_a_single_score_still_gets_a_narrow_colour_range_around_it() -> None:
     low, high = coords.color_range
     assert low < 0.9 < high and high - low < 0.05
     assert coords.axes[0].ticktext == ["sgd", "adam"]
+
+
+def test_the_parallel_coordinates_mark_the_selected_trial_and_colour_the_best_brightest() -> None:
+    space = SearchSpace((IntParameter("layers", 1, 4),))
+    trials = [_record(i, "COMPLETED", loss, layers=i + 1) for i, loss in enumerate([0.5, 0.2, 0.9])]
+    coords = parallel_coordinates(space, trials, "loss", "min")
+    fig = figures.make_parcoords_figure()
+
+    figures.update_parcoords(fig, coords, selected=2)
+
+    trace = fig.data[0]
+    assert trace["selected"] == {"trial": 2, "index": 2}
+    assert [dim["values"][2] for dim in trace["dimensions"]] == [3.0, 0.9]  # its values, where it points
+    assert trace["line"]["color"] == [pytest.approx(0.5714, abs=1e-4), 1.0, 0.0]  # lowest loss brightest
+    figures.update_parcoords(fig, coords, selected=7)  # not drawn: no red line
+    assert "selected" not in fig.data[0]
 
 
 # -- bounded views of a large search -----------------------------------------------------
