@@ -248,6 +248,10 @@ class DaskExecutor(Executor):
         with self._lock:
             future = self._futures.get((trial_id, attempt))
         if future is not None:
+            # A worker may have begun the task before its start message reached the driver, and
+            # cancelling the future does not end the thread running it: the stop flag does, at
+            # its next report, before it runs on unseen until its worker closes.
+            self.stop(trial_id, attempt)
             future.cancel()
 
     def abandon(self, trial_id: int, attempt: int) -> str | None:

@@ -162,3 +162,14 @@ def steady(x: float, steps: int = 10, pause: float = 0.1) -> dict[str, float]:
         hpnb.report(step=step, loss=x + step)
         time.sleep(pause)
     return {"loss": x + steps}
+
+
+def marks_steps(x: float, marker: str, steps: int = 400, pause: float = 0.05) -> dict[str, float]:
+    """Reports every ``pause`` seconds and appends each step it reaches to the file ``marker``, so a
+    test sees whether its thread still runs."""
+    for step in range(steps):
+        with open(marker, "a") as handle:
+            handle.write(f"{step}\n")
+        hpnb.report(step=step, loss=x + step)
+        time.sleep(pause)
+    return {"loss": x + steps}
