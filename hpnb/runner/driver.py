@@ -19,7 +19,6 @@ from typing import Any
 
 from hpnb.core.early_stopping.base import Scheduler
 from hpnb.core.frozen import thaw
-from hpnb.core.objectives import objective_values
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.spec.values import describe_duration
 from hpnb.core.store import Store
@@ -28,14 +27,15 @@ from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import Suggestion, TrialState
 from hpnb.runner.checkpoints import CheckpointFiles
 from hpnb.runner.controls import Command, DriverCommands
-from hpnb.runner.driven_trial import DrivenTrial, better, finite
+from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.pausing import Pauses
 from hpnb.runner.recovery import Recovered
+from hpnb.runner.settling import Settling
 from hpnb.runner.store_writer import StoreWriter
-from hpnb.runner.verdicts import BUDGET_REACHED, EXPLOIT, STOP, Verdicts
-from hpnb.runner.worker.objective import TrialTask, target_problem
+from hpnb.runner.verdicts import EXPLOIT, STOP, Verdicts
+from hpnb.runner.worker.objective import TrialTask
 
 log = logging.getLogger("hpnb")
 
@@ -47,8 +47,6 @@ TIMEOUT_GRACE = 1.0
 LATE_BATCH_GRACE = 5.0
 #: why an attempt the scheduler ran a second time by itself counts as lost.
 RERUN_REASON = "the worker running this trial died (the scheduler started it again from the beginning)"
-#: times an attempt lost before it started is run again without counting as a retry.
-MAX_LOST_QUEUED = 3
 #: how often (seconds) the driver asks the cluster how many worker threads it has.
 CAPACITY_CHECK = 1.0
 #: how often (seconds) the driver looks for a stop flag set in the store by another process.
@@ -107,9 +105,8 @@ class Driver(threading.Thread):
         self._closing = threading.Lock()
         self._closed = False
         self.exhausted = False
-        self.failures_in_row = 0
-        self.first_failure: str | None = None
         self.commands = DriverCommands(self)
+        self.settling = Settling(self)
         self.pauses = Pauses(self)
         self.verdicts = Verdicts(self)
         self.pauses.paused.update({r.trial_id: r for r in recovered.paused})
@@ -276,11 +273,7 @@ class Driver(threading.Thread):
         stopped and the trial retried from its latest checkpoint, as for any lost worker."""
         self.executor.stop(runtime.trial_id, runtime.attempt)
         self.executor.cancel(runtime.trial_id, runtime.attempt)
-        if runtime.retries < self.spec.retries and not self.stopping:
-            self._retry(runtime, RERUN_REASON)
-        else:
-            self.end_trial(runtime, TrialState.FAILED, runtime.metrics,
-                      f"{RERUN_REASON} (after {runtime.retries} retries)", runtime.worker)
+        self.settling.fail_or_retry(runtime, RERUN_REASON, runtime.worker)
 
     def _resume_paused(self) -> bool:
         """Run the paused trial that is next in turn, if any."""
@@ -356,7 +349,7 @@ class Driver(threading.Thread):
             # the attempt returned before its last report batches arrived: give them a moment
             self.waiting[done.trial_id] = (done, time.monotonic() + LATE_BATCH_GRACE)
             return
-        self._settle(runtime, done)
+        self.settling.settle(runtime, done)
 
     @staticmethod
     def _batches_missing(runtime: DrivenTrial, done: AttemptDone) -> bool:
@@ -371,7 +364,7 @@ class Driver(threading.Thread):
                 continue
             if not self._batches_missing(runtime, done) or now >= deadline:
                 del self.waiting[trial_id]
-                self._settle(runtime, done)
+                self.settling.settle(runtime, done)
         for runtime in list(self.running.values()):
             if runtime.trial_id in self.waiting:
                 continue  # it returned: only its late batches are awaited, nothing to abandon
@@ -404,99 +397,6 @@ class Driver(threading.Thread):
             if began is not None and runtime.stop_reason is None and now - began > trial_limit:
                 runtime.timed_out = f"ran longer than {describe_duration(trial_limit)} (trial_timeout)"
                 self.request_stop(runtime, runtime.timed_out)
-
-    def _settle(self, runtime: DrivenTrial, done: AttemptDone) -> None:
-        """Turn an ended attempt into a final trial state, or a retry."""
-        if done.outcome is None:
-            self.writer.lost_output(runtime.trial_id, done.attempt, done.worker or runtime.worker,
-                                    done.reason or "lost")
-        if runtime.timed_out is not None and (done.outcome is None or done.outcome.get("status") != "ok"):
-            self._settle_timeout(runtime, runtime.timed_out, done.worker)
-            return
-        status = None if done.outcome is None else done.outcome.get("status")
-        if runtime.pausing is not None and status in (None, "stopped") and runtime.attempt_started:
-            self.pauses.park(runtime, runtime.pausing)  # a worker lost meanwhile loses nothing either
-            return
-        if done.outcome is None:
-            if not runtime.attempt_started and not self.stopping and runtime.lost_queued < MAX_LOST_QUEUED:
-                # lost while queued behind another trial on a worker that died: not its failure
-                runtime.lost_queued += 1
-                self.commands.withdraw(runtime, requeue=True)
-            elif runtime.stop_reason is not None:
-                self.end_trial(runtime, TrialState.STOPPED, runtime.metrics, None, done.worker)
-            elif runtime.retries < self.spec.retries and not self.stopping:
-                self._retry(runtime, done.reason or "lost")
-            else:
-                self.end_trial(runtime, TrialState.FAILED, runtime.metrics,
-                          f"{done.reason} (after {runtime.retries} retries)", done.worker)
-            return
-        outcome = done.outcome
-        metrics = {**runtime.metrics, **outcome.get("metrics", {})}
-        status = outcome.get("status")
-        budget_used = (runtime.stop_reason or "").startswith(BUDGET_REACHED)
-        if status == "stopped" and not budget_used:
-            self.end_trial(runtime, TrialState.STOPPED, metrics, None, done.worker)
-        elif status == "failed":
-            self.end_trial(runtime, TrialState.FAILED, metrics, outcome.get("error"), done.worker)
-        else:
-            problem = target_problem(metrics, self.spec.metric, self.objective_names)
-            state = TrialState.FAILED if problem else TrialState.COMPLETED
-            self.end_trial(runtime, state, metrics, problem, done.worker)
-
-    def _settle_timeout(self, runtime: DrivenTrial, reason: str, worker: str | None) -> None:
-        if runtime.retries < self.spec.retries and not self.stopping:
-            self._retry(runtime, reason)
-        else:
-            self.end_trial(runtime, TrialState.FAILED, runtime.metrics,
-                      f"{reason} (after {runtime.retries} retries)", worker)
-
-    def _retry(self, runtime: DrivenTrial, reason: str) -> None:
-        del self.running[runtime.trial_id]
-        runtime.stop_reason = runtime.timed_out = runtime.stop_sent_at = None
-        runtime.retries += 1
-        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
-        self.writer.event("retry", {"trial": runtime.trial_id, "reason": reason, "attempt": runtime.attempt,
-                                    "from_step": runtime.last_stored_step if runtime.checkpoint else None})
-        self.requeue.insert(0, runtime)
-
-    def end_trial(self, runtime: DrivenTrial, state: TrialState, metrics: dict[str, Any], error: str | None,
-                  worker: str | None) -> None:
-        """Record ``runtime``'s end in ``state`` and tell the strategy and the rule."""
-        self.running.pop(runtime.trial_id, None)
-        # a failed trial has no score: its reports stay in the history, not in the ranking
-        value = None if state is TrialState.FAILED else finite(metrics.get(self.spec.metric))
-        if state is TrialState.STOPPED and value is None:
-            value = runtime.last_value
-        if value is not None and state is not TrialState.FAILED and (
-                runtime.best_value is None or better(value, runtime.best_value, self.spec.mode)):
-            runtime.best_value = value
-        self.writer.trial(runtime.trial_id, state=state.value, end=time.time(),
-                          worker=worker or runtime.worker, error=error, metrics=metrics, value=value,
-                          best=runtime.best_value, last_step=runtime.last_step, retries=runtime.retries,
-                          stop_reason=runtime.stop_reason)
-        self.strategy.observe(runtime.trial_id, self._learnt(value, metrics, state), state)
-        self.verdicts.settle_paused()  # nobody waits for a member that ended
-        self.writer.pending_ids.discard(runtime.trial_id)
-        self.scheduler.on_trial_end(runtime.trial_id, state)
-        self.writer.strategy_dirty = True
-        self._track_failures(state, error)
-
-    def _learnt(self, value: float | None, metrics: dict[str, Any],
-                state: TrialState) -> float | tuple[float, ...] | None:
-        """What the strategy learns of an ended trial: its value, or each objective's."""
-        if not self.spec.is_multi_objective:
-            return value
-        return None if state is TrialState.FAILED else objective_values(metrics, self.spec.objectives)
-
-    def _track_failures(self, state: TrialState, error: str | None) -> None:
-        if state is not TrialState.FAILED:
-            self.failures_in_row = 0
-            return
-        self.failures_in_row += 1
-        self.first_failure = self.first_failure or error
-        if self.failures_in_row >= self.spec.max_failures and not self.stopping:
-            self.commands.stop_all(f"{self.failures_in_row} trials failed in a row; the first error was:\n"
-                           f"{self.first_failure}", final="FAILED")
 
     # -- commands -----------------------------------------------------------------------
     # -- the end ------------------------------------------------------------------------

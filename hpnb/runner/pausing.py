@@ -182,5 +182,5 @@ class Pauses:
             if runtime is None:
                 continue
             runtime.stop_reason = f"{d.verdicts.stop_reason(runtime.last_step or 0)}: not promoted"
-            d.end_trial(runtime, TrialState.STOPPED, runtime.metrics, None, runtime.worker)
+            d.settling.end(runtime, TrialState.STOPPED, runtime.metrics, None, runtime.worker)
         self.promotion.clear()

@@ -18,8 +18,9 @@ from hpnb.core.store.records import TrialRecord
 from hpnb.launch import make_scheduler, make_strategy
 from hpnb.runner import driver as driver_module
 from hpnb.runner.controls import Command
-from hpnb.runner.driver import MAX_LOST_QUEUED, Driver
+from hpnb.runner.driver import Driver
 from hpnb.runner.recovery import recover
+from hpnb.runner.settling import MAX_LOST_QUEUED
 from hpnb.runner.worker.objective import TrialTask
 from hpnb.testing import Call, Done, Hold, Lost, Report, ScriptedExecutor, Start
 from tests.store_checks import duplicate_results
