@@ -96,19 +96,24 @@ export function frame(dimensions, width, height, margin, withBar) {
   return { axes, top, bottom, right, y };
 }
 
-/** The SVG path of a line through `values` (one per axis), broken where a value is missing. */
-export function linePath(place, values) {
-  let path = "";
+/**
+ * Walks the line through `values` (one per axis): `move(x, y)` where it starts, or starts again
+ * after a missing value; `draw(x, y)` where it goes on.
+ */
+function walk(place, values, move, draw) {
   let pen = false;
   place.axes.forEach((axis, i) => {
     const y = place.y(axis, values[i]);
-    if (y === null) {
-      pen = false;
-      return;
-    }
-    path += `${pen ? "L" : "M"}${axis.x.toFixed(1)},${y.toFixed(1)}`;
-    pen = true;
+    if (y !== null) (pen ? draw : move)(axis.x, y);
+    pen = y !== null;
   });
+}
+
+/** The SVG path of a line through `values` (one per axis), broken where a value is missing. */
+export function linePath(place, values) {
+  let path = "";
+  const point = (command) => (x, y) => { path += `${command}${x.toFixed(1)},${y.toFixed(1)}`; };
+  walk(place, values, point("M"), point("L"));
   return path || null;
 }
 
@@ -204,16 +209,7 @@ function drawLines(s, place) {
 
 function stroke(context, place, values) {
   context.beginPath();
-  let pen = false;
-  place.axes.forEach((axis, i) => {
-    const y = place.y(axis, values[i]);
-    if (y === null) pen = false;
-    else if (pen) context.lineTo(axis.x, y);
-    else {
-      context.moveTo(axis.x, y);
-      pen = true;
-    }
-  });
+  walk(place, values, (x, y) => context.moveTo(x, y), (x, y) => context.lineTo(x, y));
   context.stroke();
 }
 
