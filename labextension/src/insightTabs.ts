@@ -9,10 +9,10 @@
 import { contourTraces, parameterAxis, slicePositions, sliceTraces } from './analysisPlots';
 import type { HpnbClient, IObjective, IPareto, IParcoordsData, ISlices } from './api';
 import { hasSeveral, importanceTraces, paretoLayout, paretoMessage, paretoTraces } from './objectives';
-import { clearParallelCoordinates, drawParallelCoordinates, markLine } from './parallelCoordinates';
+import { clearParallelCoordinates, drawParallelCoordinates, lineValues, markLine } from './parallelCoordinates';
 import { parcoordsTrace, type IParcoordsTrace } from './plots';
 import { drawPlot, purgePlots, resizePlots } from './plotting';
-import { lineValues, sameAxes, type ILineSource } from './selectedLine';
+import { sameAxes, type ILineSource } from './selectedLine';
 import { element } from './resume';
 
 /** The tabs, in order. */
@@ -255,7 +255,7 @@ export class InsightTabs {
 
   /** The selected trial's line over the parallel coordinates (red), or none. */
   private showSelectedLine(): void {
-    markLine(this.tabs.parcoords.plot, this.selected, this.selectedLine && lineValues(this.selectedLine));
+    markLine(this.tabs.parcoords.plot, this.selected, this.selectedLine && lineValues(this.selectedLine, this.selectedLine.index));
   }
 
   private async loadPareto(): Promise<void> {

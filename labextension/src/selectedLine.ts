@@ -13,11 +13,6 @@ export interface ILineSource {
   index: number;
 }
 
-/** The line's value on each axis, in the axes' order. */
-export function lineValues(line: ILineSource): number[] {
-  return line.dimensions.map(dim => dim.values[line.index]);
-}
-
 /** Whether two builds of the axes have the same ranges: a line of one can be drawn on the other. */
 export function sameAxes(drawn: readonly IDimension[], other: readonly IDimension[]): boolean {
   return (

@@ -1,4 +1,4 @@
-import { colourAt, dimensionRange, formatTick, frame, linePath, niceTicks, withinBrushes } from '../src/parallelCoordinates';
+import { colourAt, dimensionRange, formatTick, frame, linePath, lineValues, niceTicks, withinBrushes } from '../src/parallelCoordinates';
 import type { IParallelDimension } from '../src/parallelCoordinates';
 
 const dimensions: IParallelDimension[] = [
@@ -24,6 +24,9 @@ describe('the parallel coordinates renderer', () => {
     expect(place.y(score, 0.625)).toBe(165); // no range given: the values' own, 0.25 to 1
     expect(place.y(layers, NaN)).toBeNull();
     expect(place.y(layers, null)).toBeNull();
+  });
+  it('reads a line as its value on each axis, in the axes order', () => {
+    expect(lineValues({ dimensions }, 1)).toEqual([4, -3, 0.25]);
   });
   it('draws a line through each axis and breaks it where a value is missing', () => {
     const place = frame(dimensions, 500, 300, margin, true);

@@ -1,5 +1,5 @@
 import type { IDimension } from '../src/plots';
-import { lineValues, sameAxes } from '../src/selectedLine';
+import { sameAxes } from '../src/selectedLine';
 
 const dimensions: IDimension[] = [
   { label: 'layers', values: [1, 4], range: [1, 4] },
@@ -8,9 +8,6 @@ const dimensions: IDimension[] = [
 ];
 
 describe('the selected trial in the parallel coordinates', () => {
-  it('has its value on each axis, in the axes order', () => {
-    expect(lineValues({ dimensions, index: 1 })).toEqual([4, -3, 0.25]);
-  });
   it('is drawn on the plot when the plot does not hold it only when adding it changes no axis', () => {
     const wider = dimensions.map(d => (d.label === 'score' ? { ...d, range: [0, 2] as [number, number] } : d));
     expect(sameAxes(dimensions, dimensions.map(d => ({ ...d, values: [...d.values, 0] })))).toBe(true);

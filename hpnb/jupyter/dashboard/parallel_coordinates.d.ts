@@ -60,6 +60,7 @@ export function frame(
   margin: Record<'t' | 'r' | 'b' | 'l', number>,
   withBar: boolean
 ): IFrame;
+export function lineValues(trace: { dimensions: readonly IParallelDimension[] }, index: number): number[];
 export function linePath(place: IFrame, values: readonly (number | null)[]): string | null;
 export function withinBrushes(labels: readonly string[], values: readonly (number | null)[], brushes: Map<string, [number, number]>): boolean;
 export function drawParallelCoordinates(root: HTMLElement, trace: IParallelTrace, layout?: IParallelLayout): void;

@@ -142,7 +142,8 @@ function label(parent, x, y, text, anchor, className) {
   return node;
 }
 
-function lineValues(trace, index) {
+/** The values of line `index` of `trace`, one per dimension. */
+export function lineValues(trace, index) {
   return trace.dimensions.map((dim) => dim.values[index]);
 }
 

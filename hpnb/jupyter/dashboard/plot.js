@@ -5,41 +5,12 @@
 // of its place, again when that changes, and not while it has no width (off the page); one
 // out of sight (a hidden tab drawn ahead, see tabs.py) is drawn when the page is idle.
 // Parallel coordinates (a parcoords trace) are drawn by parallel_coordinates.js (prepended),
-// without plotly.js. Plots drawn with WebGL (scattergl) hold browser contexts, of which a page has
-// about 16: past MAX_WEBGL_PLOTS, the least recently drawn one out of sight is cleared, and
-// drawn again when it comes into sight. A click on a point that carries `customdata` (its trial
-// id) is sent to the kernel, which selects that trial.
-
-const WEBGL_PLOTS = Symbol.for("hpnb.webgl-plots");
-const MAX_WEBGL_PLOTS = 4;
-
-function usesWebgl(data) {
-  return data.some((trace) => String(trace.type).endsWith("gl"));
-}
+// without plotly.js. A click on a point that carries `customdata` (its trial id) is sent to the
+// kernel, which selects that trial.
 
 /** Whether `data` is parallel coordinates, which parallel_coordinates.js draws. */
 function isParallel(data) {
   return data.length === 1 && data[0].type === "parcoords";
-}
-
-/** Remember `plot` as the latest WebGL plot drawn; clear the oldest ones out of sight. */
-function keepWebgl(plot) {
-  const plots = (globalThis[WEBGL_PLOTS] ??= []);
-  const index = plots.indexOf(plot);
-  if (index >= 0) plots.splice(index, 1);
-  plots.push(plot);
-  for (const old of plots.slice(0, Math.max(0, plots.length - MAX_WEBGL_PLOTS))) {
-    if (!old.inSight()) {
-      old.clear();
-      plots.splice(plots.indexOf(old), 1);
-    }
-  }
-}
-
-function forgetWebgl(plot) {
-  const plots = globalThis[WEBGL_PLOTS] ?? [];
-  const index = plots.indexOf(plot);
-  if (index >= 0) plots.splice(index, 1);
 }
 
 /** Send the trial id of a clicked point to the kernel (points without one are not trials). */
@@ -60,13 +31,6 @@ function render({ model, el }) {
   let due = false;
   let queue = Promise.resolve();
   const onClick = clicked(model);
-  const plot = {
-    inSight: () => seen === true,
-    clear: () => {
-      plotly.Plotly.purge(el);
-      stale = true;
-    },
-  };
   const laidOut = () => el.isConnected && el.clientWidth > 0;
   const draw = () => {
     queue = queue.then(async () => {
@@ -83,7 +47,6 @@ function render({ model, el }) {
       await plotly.Plotly.react(el, data, layout, model.get("config"));
       el.removeAllListeners?.("plotly_click"); // listeners live on the drawn plot: set them anew
       el.on?.("plotly_click", onClick);
-      if (usesWebgl(data)) keepWebgl(plot);
     }).catch((error) => console.error("hpnb: could not draw a plot", error));
   };
   const soon = () => { // in sight at once; out of sight when nothing else is to be done
@@ -123,7 +86,6 @@ function render({ model, el }) {
     disposed = true;
     resized.disconnect();
     sighted.disconnect();
-    forgetWebgl(plot);
     model.off("change:data", changed);
     model.off("change:plot_layout", changed);
     if (plotly) plotly.Plotly.purge(el);

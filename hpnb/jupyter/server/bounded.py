@@ -39,9 +39,8 @@ FIXED_COLUMNS = ("rank", "trial", "score", "state", "duration", "start")
 PARAM_PREFIX = "param:"
 #: curves of at most this many trials are sent (the best, then running ones, then the selected).
 CURVE_TRIALS = 20
-#: parallel coordinates draw the best trials and an even sample of the others. Each line costs
-#: about half a millisecond of WebGL drawn in software (a browser without a GPU): 250 others
-#: show where the rest of the search went at a quarter of the cost of 1,000.
+#: parallel coordinates draw the best trials and an even sample of the others: 250 others show
+#: where the rest of the search went, in a quarter of the data (sent, and held by the page) of 1,000.
 PARCOORDS_BEST = 1000
 PARCOORDS_SAMPLE = 250
 
