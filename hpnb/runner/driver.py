@@ -86,10 +86,10 @@ class Driver(threading.Thread):
         self.on_end, self.lease = on_end, lease
         #: set once the driver has stored its final state and let go of the search
         self.ended = threading.Event()
-        self.deadline = None if spec.timeout is None else time.monotonic() + spec.timeout
+        self.deadline = None if spec.timeout is None else self.context.clock() + spec.timeout
         self.waiting: dict[int, tuple[AttemptDone, float]] = {}
         self.next_id = recovered.next_id
-        self.next_capacity_check = time.monotonic() + CAPACITY_CHECK
+        self.next_capacity_check = self.context.clock() + CAPACITY_CHECK
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
         self._closing = threading.Lock()
@@ -124,11 +124,11 @@ class Driver(threading.Thread):
                 self._expire()
                 self._check_time_limits()
                 self._check_capacity()
-                if time.monotonic() >= next_store_poll:
-                    next_store_poll = time.monotonic() + STORE_STOP_POLL
+                if self.context.clock() >= next_store_poll:
+                    next_store_poll = self.context.clock() + STORE_STOP_POLL
                     self.commands.poll_store_stop()
-                if time.monotonic() >= next_beat:  # alive, for readers in any process on any host
-                    next_beat = time.monotonic() + HEARTBEAT_INTERVAL
+                if self.context.clock() >= next_beat:  # alive, for readers in any process on any host
+                    next_beat = self.context.clock() + HEARTBEAT_INTERVAL
                     self.writer.experiment(heartbeat=time.time())
                 self.writer.flush_if_due()
             final, message = self._final_state()
@@ -197,9 +197,9 @@ class Driver(threading.Thread):
     def _check_capacity(self) -> None:
         """Follow workers joining and leaving; with no ``parallel`` set, use every slot."""
         c = self.context
-        if time.monotonic() < self.next_capacity_check:
+        if self.context.clock() < self.next_capacity_check:
             return
-        self.next_capacity_check = time.monotonic() + CAPACITY_CHECK
+        self.next_capacity_check = self.context.clock() + CAPACITY_CHECK
         c.capacity = self.executor.capacity()
         if c.auto_parallel and c.capacity != self.public.parallel:
             self.public.parallel = c.capacity
@@ -245,7 +245,7 @@ class Driver(threading.Thread):
             self._on_rerun(trial)
             return
         trial.attempt_started = True
-        trial.attempt_began = time.monotonic()
+        trial.attempt_began = self.context.clock()
         trial.worker = started.worker
         if not trial.started:
             trial.start, trial.started = started.time, True
@@ -295,7 +295,7 @@ class Driver(threading.Thread):
             return
         if self._batches_missing(trial, done):
             # the attempt returned before its last report batches arrived: give them a moment
-            self.waiting[done.trial_id] = (done, time.monotonic() + LATE_BATCH_GRACE)
+            self.waiting[done.trial_id] = (done, self.context.clock() + LATE_BATCH_GRACE)
             return
         self.settling.settle(trial, done)
 
@@ -304,7 +304,7 @@ class Driver(threading.Thread):
         return done.outcome is not None and trial.received_seq < int(done.outcome.get("last_seq", 0))
 
     def _expire(self) -> None:
-        now, running = time.monotonic(), self.context.running
+        now, running = self.context.clock(), self.context.running
         for trial_id, (done, deadline) in list(self.waiting.items()):
             trial = running.get(trial_id)
             if trial is None or trial.attempt != done.attempt:
@@ -333,7 +333,7 @@ class Driver(threading.Thread):
 
     def _check_time_limits(self) -> None:
         """The search's ``timeout`` and each trial's ``trial_timeout``."""
-        c, now = self.context, time.monotonic()
+        c, now = self.context, self.context.clock()
         if self.deadline is not None and now >= self.deadline and not c.stopping:
             limit = describe_duration(self.spec.timeout or 0.0)
             c.stop_all(f"the search reached its time limit (timeout: {limit})")
