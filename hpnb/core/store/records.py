@@ -39,8 +39,8 @@ def validate_state(value: object, states: type[ExperimentState] | type[TrialStat
     """``value`` as the stored name of one of ``states`` (a member or its name), else StoreError.
 
     Example:
-        >>> validate_state(TrialState.PAUSED, TrialState)
-        'PAUSED'
+        >>> validate_state(TrialState.PAUSED, TrialState) == TrialState.PAUSED.value
+        True
     """
     return validate_choice(value, tuple(state.value for state in states), "state")
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.trial import ExperimentState, TrialState
 
 if TYPE_CHECKING:
     from hpnb.api import Search
@@ -107,17 +108,18 @@ class Controls:
     def update(self, state: str, live: bool, selected_state: str | None) -> None:
         """Enable what makes sense for ``state``, whether this kernel drives the search and the
         state of the trial selected in the leaderboard."""
-        active = state in ("RUNNING", "CREATED")
-        self.stop.disabled = not active
-        self.stop_trial.disabled = not (live and selected_state == "RUNNING")
+        shown = ExperimentState(state)
+        trial = TrialState(selected_state) if live and selected_state is not None else None
+        self.stop.disabled = not shown.is_active
+        self.stop_trial.disabled = trial is not TrialState.RUNNING
         self.stop_trial.tooltip = ("stop the trial selected in the leaderboard" if live else _NOT_HERE)
-        self.pause_trial.disabled = not (live and selected_state in ("RUNNING", "PENDING"))
-        self.resume_trial.disabled = not (live and selected_state == "PAUSED")
+        self.pause_trial.disabled = not (trial is not None and trial.is_under_way)
+        self.resume_trial.disabled = trial is not TrialState.PAUSED
         if not live:
             self.pause_trial.tooltip = self.resume_trial.tooltip = _NOT_HERE
         for button in (self.extend, self.parallel):
             button.disabled = not live
             button.tooltip = "" if live else _NOT_HERE
-        can_resume = self._resume is not None and not live and state in ("INTERRUPTED", "STOPPED", "FAILED")
+        can_resume = self._resume is not None and not live and shown.is_resumable
         self.resume.layout.display = "" if can_resume else "none"
         self.resume.tooltip = "continue this search here with its objective from the notebook"

@@ -13,13 +13,14 @@ from datetime import datetime
 from typing import Any
 
 from hpnb.core.analysis.slices import Axis, ContourData
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.axes import integer_step
 from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.plot import Plot
 
 _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}
-STATE_COLORS = {"COMPLETED": "#4c78a8", "STOPPED": "#9e9e9e"}
+STATE_COLORS = {TrialState.COMPLETED.value: "#4c78a8", TrialState.STOPPED.value: "#9e9e9e"}
 SELECTED = "#d62728"
 
 
