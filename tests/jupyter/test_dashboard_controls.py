@@ -27,7 +27,7 @@ def stored(tmp_path: Path) -> hpnb.Search:
 
 
 @pytest.mark.parametrize("state", list(ExperimentState))
-def test_resume_shows_for_every_search_resume_can_continue(stored: hpnb.Search, state: ExperimentState) -> None:
+def test_resume_shows_for_every_search_resume_can_continue(stored: hpnb.Search, state: ExperimentState):
     controls = Controls(stored, lambda: None, lambda: None, resume=lambda: stored)
     controls.update(state.value, live=False, selected_state=None)
     resumable = state in (ExperimentState.COMPLETED, ExperimentState.STOPPED, ExperimentState.FAILED,
