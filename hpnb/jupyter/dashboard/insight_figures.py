@@ -16,6 +16,7 @@ from hpnb.core.analysis.slices import Axis, ContourData
 from hpnb.jupyter.dashboard.axes import integer_step
 from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.plot import Plot
+from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
 
 _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}
@@ -70,7 +71,11 @@ def update_history(fig: Plot, plot: HistoryPlot, metric: str, selected: int | No
     mark = {"type": "scatter", "mode": "markers", "name": "selected", "x": shown([c[0] for c in chosen]),
             "y": [c[1] for c in chosen],
             "marker": {"size": 12, "color": SELECTED, "symbol": "circle-open", "line": {"width": 3}}}
-    fig.show([markers, best, mark], {"yaxis": {"title": title(label)}, "xaxis": _history_x_axis(plot)})
+    if not plot.scores:
+        fig.show([], waiting_layout("waiting for the first trial to finish with a score"))
+        return
+    yaxis = {"title": title(label), "range": value_range([*plot.scores, *plot.best_y])}
+    fig.show([markers, best, mark], {"yaxis": yaxis, "xaxis": _history_x_axis(plot)})
 
 
 def make_importance_figure() -> Plot:
@@ -131,7 +136,11 @@ def update_slice(fig: Plot, plot: SlicePlot, metric: str, selected: int | None) 
             "marker": {"size": 13, "color": SELECTED, "symbol": "circle-open", "line": {"width": 3}}}
     xaxis = {**_parameter_axis(plot.kind, plot.log, plot.x, plot.categories),
              "title": title(plot.name + (" (log)" if plot.log else ""))}
-    fig.show([points, mark], {"xaxis": xaxis, "yaxis": {"title": title(metric)}})
+    if not plot.y:
+        fig.show([], waiting_layout(f"waiting for the first trial to finish with a score for {plot.name}"))
+        return
+    yaxis = {"title": title(metric), "range": value_range(plot.y)}
+    fig.show([points, mark], {"xaxis": xaxis, "yaxis": yaxis})
 
 
 def make_contour_figure() -> Plot:
