@@ -54,3 +54,21 @@ def test_curves_say_what_they_wait_for_until_a_value_is_reported():
     fig = make_curves_figure()
     update_curves(fig, {group: CurveGroup([], [], []) for group in CURVE_GROUPS}, "loss")
     assert fig.data == [] and "waiting for" in fig.plot_layout["annotations"][0]["text"]
+
+
+def test_a_contour_over_a_categorical_parameter_is_drawn_as_cells_and_log_ticks_in_one_format():
+    from hpnb.core.analysis import contour_data
+    from hpnb.core.space import CategoricalParameter, FloatParameter, SearchSpace
+    from hpnb.jupyter.dashboard.insight_figures import LOG_TICKS, make_contour_figure, update_contour
+    from tests.core.analysis.records import trial
+
+    space = SearchSpace((CategoricalParameter("kernel", ("rbf", "poly", "sigmoid")),
+                         FloatParameter("gamma", "logUniform", low=1e-4, high=1e-1)))
+    values = [("rbf", 1e-4), ("poly", 1e-3), ("sigmoid", 1e-2), ("rbf", 1e-1), ("poly", 3e-2),
+              ("sigmoid", 2e-4)]
+    trials = [trial(i, float(i), {"kernel": k, "gamma": g}) for i, (k, g) in enumerate(values)]
+    fig = make_contour_figure()
+    update_contour(fig, contour_data(trials, space, "gamma", "kernel"), "loss")
+    assert fig.data[0]["type"] == "heatmap" and "contours" not in fig.data[0]
+    assert fig.plot_layout["xaxis"]["type"] == "log" and fig.plot_layout["xaxis"]["tickformat"] == LOG_TICKS
+    assert fig.plot_layout["yaxis"]["ticktext"] == ["rbf", "poly", "sigmoid"]

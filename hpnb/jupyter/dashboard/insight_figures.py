@@ -22,6 +22,8 @@ _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}
 STATE_COLORS = {"COMPLETED": "#4c78a8", "STOPPED": "#9e9e9e"}
 SELECTED = "#d62728"
+#: tick labels of a log axis: one format for every tick (plotly mixes "100µ" and "0.001").
+LOG_TICKS = ".2~e"
 
 
 def title(text: str) -> dict[str, str]:
@@ -119,7 +121,7 @@ def _parameter_axis(kind: str, log: bool, values: Sequence[Any], categories: Seq
     if kind == "categorical":
         return {"type": "category", "categoryorder": "array", "categoryarray": list(categories)}
     if log:
-        return {"type": "log"}
+        return {"type": "log", "tickformat": LOG_TICKS}
     if kind == "int" and values:
         return {"type": "linear", **integer_axis(min(values), max(values))}
     return {"type": "linear"}
@@ -154,16 +156,22 @@ def _contour_axis(axis: Axis, positions: Sequence[float]) -> dict[str, Any]:
         return {"type": "linear", "tickmode": "array", "tickvals": ticks,
                 "ticktext": [str(c) for c in axis.choices], "title": named}
     if axis.log:
-        return {"type": "log", "title": named}
+        return {"type": "log", "title": named, "tickformat": LOG_TICKS}
     if axis.kind == "int" and positions:
         return {"type": "linear", **integer_axis(min(positions), max(positions)), "title": named}
     return {"type": "linear", "title": named}
 
 
 def update_contour(fig: Plot, contour: ContourData, metric: str) -> None:
-    surface = {"type": "contour", "x": contour.x_grid, "y": contour.y_grid, "z": contour.z,
-               "colorscale": "Viridis", "contours": {"coloring": "heatmap"},
-               "colorbar": {"title": title(metric)}, "hovertemplate": "%{z:.4g}<extra></extra>"}
+    """The score over two parameters; with a categorical one, one band of cells per category (a
+    heat-map: no colour is interpolated between categories)."""
+    surface: dict[str, Any] = {
+        "type": "contour", "x": contour.x_grid, "y": contour.y_grid, "z": contour.z, "colorscale": "Viridis",
+        "contours": {"coloring": "heatmap"}, "colorbar": {"title": title(metric)},
+        "hovertemplate": "%{z:.4g}<extra></extra>"}
+    if "categorical" in (contour.x.kind, contour.y.kind):
+        del surface["contours"]
+        surface["type"] = "heatmap"
     trials = {"type": "scatter", "mode": "markers", "x": contour.x_values, "y": contour.y_values,
               "text": [str(t) for t in contour.trial_ids],
               "hovertemplate": "trial %{text}<br>%{x}, %{y}<extra></extra>",
