@@ -34,6 +34,7 @@ from hpnb.core.store import CLEAR, Store
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL
+from hpnb.core.trial import ExperimentState
 from hpnb.core.warm_start import warm_start_trials
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.lease import DriverLease
@@ -127,8 +128,9 @@ class Launch:
         waiting_for = starting_message(self.spec.resources, self.name, self.client)
         try:
             self.store.clear_stop(self.experiment_id)
-            self.store.update_experiment(self.experiment_id, state="RUNNING", message=waiting_for or CLEAR,
-                                         driver=self.holder, heartbeat=time.time())
+            self.store.update_experiment(self.experiment_id, state=ExperimentState.RUNNING,
+                                         message=waiting_for or CLEAR, driver=self.holder,
+                                         heartbeat=time.time())
         except BaseException:
             lease.release()
             raise
@@ -210,7 +212,8 @@ class Launch:
         with self._lock:
             if not any(command.kind == "stop" for command in self._pending):
                 return False
-            self.store.update_experiment(self.experiment_id, state="STOPPED", message="stopped by the user")
+            self.store.update_experiment(self.experiment_id, state=ExperimentState.STOPPED,
+                                         message="stopped by the user")
             self._settle(lease)
         self.on_change()
         return True
@@ -220,7 +223,7 @@ class Launch:
         if waiting_for and not isinstance(exc, HpnbError):
             text = f"{waiting_for} failed: {text}"
         with contextlib.suppress(Exception):  # a broken store must not hide the first error
-            self.store.update_experiment(self.experiment_id, state="FAILED", message=text)
+            self.store.update_experiment(self.experiment_id, state=ExperimentState.FAILED, message=text)
         with self._lock:
             self._settle(lease)
         self.on_change()
