@@ -87,7 +87,7 @@ class DrivenTrial:
 
     def note_best(self, value: float, target: Objective) -> None:
         """Keep ``value`` as the trial's best when it beats the best so far (the one place it changes)."""
-        if self.best_value is None or target.loss(value) < target.loss(self.best_value):
+        if self.best_value is None or target.is_better(value, self.best_value):
             self.best_value = value
 
     def _note(self, seq: int, step: int | None, value: float | None, metrics: dict[str, Any],
