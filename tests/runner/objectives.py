@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import signal
 import threading
@@ -37,24 +36,6 @@ def flood(x: float, count: int = 3000) -> None:
     """Reports ``count`` results as fast as it can."""
     for step in range(count):
         hpnb.report(step=step, loss=x + step)
-
-
-def missing_metric(x: float) -> dict[str, float]:
-    return {"accuracy": x}
-
-
-def nan_metric(x: float) -> float:
-    return math.nan
-
-
-def fail_when_big(x: float) -> float:
-    if x > 0.5:
-        raise ValueError(f"x={x} is too big")
-    return x
-
-
-def always_fails(x: float) -> float:
-    raise RuntimeError("a typo in the objective")
 
 
 def sleepy(x: float, duration: float = 0.2) -> float:
@@ -166,10 +147,14 @@ def steady(x: float, steps: int = 10, pause: float = 0.1) -> dict[str, float]:
 
 def marks_steps(x: float, marker: str, steps: int = 400, pause: float = 0.05) -> dict[str, float]:
     """Reports every ``pause`` seconds and appends each step it reaches to the file ``marker``, so a
-    test sees whether its thread still runs."""
-    for step in range(steps):
+    test sees whether its thread still runs; ``end`` once it returns (or is stopped)."""
+    try:
+        for step in range(steps):
+            with open(marker, "a") as handle:
+                handle.write(f"{step}\n")
+            hpnb.report(step=step, loss=x + step)
+            time.sleep(pause)
+    finally:
         with open(marker, "a") as handle:
-            handle.write(f"{step}\n")
-        hpnb.report(step=step, loss=x + step)
-        time.sleep(pause)
+            handle.write("end\n")
     return {"loss": x + steps}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import threading
-import time
 from functools import partial
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import hpnb
 from hpnb.core.errors import HpnbError
 from hpnb.core.strategies.random import RandomStrategy
 from tests.runner import objectives
+from tests.runner.processes import wait_for
 
 SPACE = {"x": {"min": 0.0, "max": 1.0}}
 
@@ -26,6 +26,7 @@ def test_the_api_refuses_the_names_the_spec_refuses(store, name):
     assert store.experiments() == []
 
 
+@pytest.mark.slow
 def test_a_name_left_out_is_the_objectives_name_or_search(store, dask_client):
     named = hpnb.search(objectives.with_config, store=store, client=dask_client, metric="loss", trials=1,
                         parameters=SPACE).wait(60)
@@ -51,9 +52,7 @@ def _checkpointing_search(store, dask_client, name: str):
 
 def _wait_for_checkpoint_folder(store, search) -> None:
     folder = store.path.parent / "checkpoints" / str(search.experiment_id)
-    deadline = time.monotonic() + 60
-    while not any(folder.glob("*")) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_for(lambda: any(folder.glob("*")))
 
 
 def _remove(folder: Path) -> None:
@@ -63,6 +62,7 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(gone)
 
 
+@pytest.mark.slow
 def test_the_checkpoints_folder_removed_mid_search_is_recreated(store, dask_client):
     search = _checkpointing_search(store, dask_client, "folder-removed")
     _wait_for_checkpoint_folder(store, search)
@@ -74,6 +74,7 @@ def test_the_checkpoints_folder_removed_mid_search_is_recreated(store, dask_clie
     assert [r.step for r in store.results(search.experiment_id, trial_id=0)] == list(range(300))
 
 
+@pytest.mark.slow
 def test_a_file_where_the_checkpoints_folder_was_is_recorded_per_trial(store, dask_client):
     search = _checkpointing_search(store, dask_client, "folder-is-a-file")
     _wait_for_checkpoint_folder(store, search)
@@ -95,6 +96,7 @@ def test_a_file_where_the_checkpoints_folder_was_is_recorded_per_trial(store, da
     assert {e["data"]["trial"] for e in failed} <= {0, 1}
 
 
+@pytest.mark.slow
 def test_a_driver_that_fails_leaves_no_trial_running_and_the_search_resumes(store, dask_client, monkeypatch):
     calls = {"n": 0}
     original = RandomStrategy.suggest

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import time
 from functools import partial
 
 import pytest
@@ -16,6 +15,7 @@ from tests.runner import objectives, processes
 X = {"x": {"min": 0.0, "max": 1.0}}
 
 
+@pytest.mark.slow
 def test_a_trial_over_the_memory_limit_fails_with_that_reason(store):
     client = start_local(LocalShape(1, 1, 300 * 2**20))
     try:
@@ -40,6 +40,7 @@ def test_requests_larger_than_the_machine_are_refused_before_anything_starts(sto
     assert store.experiments() == []
 
 
+@pytest.mark.slow
 def test_an_adaptive_local_cluster_grows_with_parallel(store):
     client = start_local(LocalShape(1, 1, "auto", adapt=(1, 3)))
     try:
@@ -56,6 +57,7 @@ def test_an_adaptive_local_cluster_grows_with_parallel(store):
         close_client_and_cluster(client)
 
 
+@pytest.mark.slow
 def test_workers_joining_and_leaving_mid_search_lose_nothing(store, tmp_path):
     port = processes.free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -68,9 +70,9 @@ def test_workers_joining_and_leaving_mid_search_lose_nothing(store, tmp_path):
         workers_seen = lambda: {t.worker for t in store.trials(search.experiment_id) if t.worker}  # noqa: E731
         processes.wait_for(lambda: len(workers_seen()) >= 2)
         started.append(processes.worker(address, tmp_path, 2))
-        time.sleep(0.5)
+        processes.wait_for(lambda: "Registered to" in (tmp_path / "worker2.log").read_text())  # it joined
         started[1].send_signal(signal.SIGTERM)  # leaves politely, mid-trial
-        time.sleep(1.0)
+        processes.wait_for(lambda: started[1].poll() is not None)
         started[2].send_signal(signal.SIGKILL)  # and one vanishes
         search.wait(180)
         assert search.state == "COMPLETED", search.message

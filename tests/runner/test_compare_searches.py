@@ -20,6 +20,7 @@ def _run(store, dask_client, name, strategy, trials):
                        strategy=strategy, trials=trials, parallel=2, seed=1, parameters=SPACE)
 
 
+@pytest.mark.slow
 def test_two_real_searches_compared_by_trial_and_by_time(store, dask_client):
     first = _run(store, dask_client, "random-run", "random", 12).wait(120)
     second = _run(store, dask_client, "sobol-run", "sobol", 8).wait(120)
@@ -55,6 +56,7 @@ def test_two_real_searches_compared_by_trial_and_by_time(store, dask_client):
         hpnb.compare(["random-run", "sobol-rn"], store=store)
 
 
+@pytest.mark.slow
 def test_importance_of_a_real_search(store, dask_client):
     search = _run(store, dask_client, "importance-run", "random", 16).wait(120)
     importance = search.importance()
@@ -63,6 +65,7 @@ def test_importance_of_a_real_search(store, dask_client):
     assert hpnb.load("importance-run", store=store).importance().equals(importance)
 
 
+@pytest.mark.slow
 def test_history_slices_and_contour_of_a_real_search(store, dask_client):
     search = _run(store, dask_client, "insight-run", "random", 10).wait(120)
     trials = {t.trial_id: t for t in store.trials(search.experiment_id)}

@@ -50,6 +50,7 @@ def _check_trials(store, search) -> list:  # type: ignore[no-untyped-def]
     return trials
 
 
+@pytest.mark.slow
 def test_the_objective_gets_the_active_parameters_only_and_views_show_the_rest_blank(store, dask_client):
     search = hpnb.search(conditional_objective.train, SPEC, name="conditional", store=store,
                          client=dask_client, trials=12, parallel=2).wait(120)
@@ -62,6 +63,7 @@ def test_the_objective_gets_the_active_parameters_only_and_views_show_the_rest_b
         assert math.isnan(row["beta"]) == sgd and math.isnan(row["momentum"]) != sgd, dict(row)
 
 
+@pytest.mark.slow
 def test_a_conditional_search_resumes_with_tpe_rebuilt_from_trials_missing_parameters(
         store, dask_client, monkeypatch: pytest.MonkeyPatch):
     calls, lock = {"n": 0}, threading.Lock()
@@ -111,6 +113,7 @@ def _mid_run(store_path: Path) -> bool:
     return states.count("COMPLETED") >= 3 and "RUNNING" in states
 
 
+@pytest.mark.slow
 def test_a_killed_conditional_search_resumes_its_running_trials_with_their_stored_parameters(tmp_path):
     store_path, script = tmp_path / "hpnb.sqlite", tmp_path / "driver.py"
     script.write_text(DRIVER_SCRIPT.format(root=str(processes.ROOT), spec=SPEC, store=str(store_path)))

@@ -32,6 +32,7 @@ def decisions(store: Store, search: hpnb.Search) -> dict[int, tuple[str, int | N
     return {t.trial_id: (t.state, t.last_step) for t in store.trials(search.experiment_id)}
 
 
+@pytest.mark.slow
 def test_asha_stops_the_same_trials_whether_steps_take_10_ms_or_1_s(store, dask_client):
     ends = []
     for pause in (0.01, 1.0):
@@ -55,6 +56,7 @@ SHORT_ALONE = (1, 4, 19)
 TARGET = 1.19
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("synch", [False, True])
 def test_pbt_time_shares_two_workers_and_reaches_the_toy_target(store, dask_client, synch):
     dask_client.run(lambda: __import__("hpnb.testing.pbt_toy"))
@@ -81,6 +83,7 @@ def test_pbt_time_shares_two_workers_and_reaches_the_toy_target(store, dask_clie
     assert all(best >= TARGET for best in bests.values()), bests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("synch", [False, True])
 def test_a_population_of_16_on_2_workers_trains_every_member_to_exactly_its_max_steps(store, dask_client,
                                                                                      synch):
@@ -108,6 +111,7 @@ def test_a_population_of_16_on_2_workers_trains_every_member_to_exactly_its_max_
     assert (copies["donor_step"] <= copies["step"] + ready).all()  # never a donor far ahead
 
 
+@pytest.mark.slow
 def test_asha_promotion_pauses_trials_at_rungs_and_resumes_the_promoted_from_their_checkpoints(
         store, dask_client):
     configs = [{"rate": r} for r in (0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1)]  # trial 0 is the best
@@ -144,6 +148,7 @@ def slow_member(x: float) -> dict[str, float]:
     return {"loss": x / 30}
 
 
+@pytest.mark.slow
 def test_a_paused_trial_frees_its_worker_and_resumes_from_its_checkpoint(store, dask_client):
     search = hpnb.search(slow_member, store=store, client=dask_client, name="pause", metric="loss",
                          trials=3, parallel=1, parameters={"x": {"min": 1.0, "max": 2.0}},
@@ -187,6 +192,7 @@ def fails_first(x: float) -> dict[str, float]:
     return slow_member(x)
 
 
+@pytest.mark.slow
 def test_pausing_a_failed_trial_is_refused_naming_the_trial_and_its_state(store, dask_client):
     search = hpnb.search(fails_first, store=store, client=dask_client, name="failed", metric="loss",
                          trials=2, parallel=1, parameters={"x": [0.0, 1.0]},

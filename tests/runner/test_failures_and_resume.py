@@ -11,6 +11,8 @@ from collections import Counter
 from functools import partial
 from pathlib import Path
 
+import pytest
+
 import hpnb
 from hpnb.core.store import Store
 from hpnb.core.summary import STALE_AFTER
@@ -19,6 +21,7 @@ from tests.runner import objectives, processes
 ROOT = processes.ROOT
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_trial_is_retried_from_its_checkpoint(store, dask_client, tmp_path):
     objective = partial(objectives.crash_once, marker_dir=str(tmp_path), steps=10, crash_at=5)
     search = hpnb.search(objective, name="crash", store=store, client=dask_client, metric="loss",
@@ -39,6 +42,7 @@ def test_a_worker_killed_mid_trial_is_retried_from_its_checkpoint(store, dask_cl
     assert kinds.count("retry") == 2
 
 
+@pytest.mark.slow
 def test_a_trial_whose_worker_keeps_dying_fails_with_the_reason(store, dask_client, tmp_path):
     def dies(x):
         os.kill(os.getpid(), signal.SIGKILL)
@@ -52,6 +56,7 @@ def test_a_trial_whose_worker_keeps_dying_fails_with_the_reason(store, dask_clie
     assert trial.retries == 1
 
 
+@pytest.mark.slow
 def test_a_search_runs_on_dask_scheduler_and_worker_processes(store, tmp_path):
     port = processes.free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -86,6 +91,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_a_killed_driver_resumes_without_rerunning_completed_trials(tmp_path):
     store_path, log_dir = tmp_path / "hpnb.sqlite", tmp_path / "runs"
     log_dir.mkdir()
@@ -136,6 +142,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_two_searches_in_two_processes_share_one_store(tmp_path):
     store_path = tmp_path / "hpnb.sqlite"
     script = tmp_path / "search.py"

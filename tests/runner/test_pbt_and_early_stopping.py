@@ -13,38 +13,7 @@ from tests.runner import objectives
 RATES = {"rate": {"min": 0.0, "max": 1.0}}
 
 
-@pytest.mark.parametrize("rule", [
-    {"rule": "median", "grace": 3, "min_trials": 2},
-    {"rule": "asha", "grace": 3, "reduction": 3, "max_t": 27},
-    {"rule": "hyperband", "grace": 3, "reduction": 3, "max_t": 27},
-])
-def test_each_rule_stops_bad_trials_and_keeps_their_results(store, dask_client, rule):
-    search = hpnb.search(objectives.learning_curve, name=rule["rule"], store=store, client=dask_client,
-                         metric="loss", mode="min", trials=12, parallel=2, seed=1, strategy="random",
-                         parameters=RATES, early_stopping=rule).wait(120)
-    assert search.state == "COMPLETED"
-    trials = store.trials(search.experiment_id)
-    stopped = [t for t in trials if t.state == "STOPPED"]
-    assert stopped, "no trial was stopped early"
-    assert len(trials) == 12  # stopped trials count in the budget
-    for trial in stopped:
-        assert trial.stop_reason.startswith(f"early stopping ({rule['rule']})")
-        assert trial.last_step < 27
-        rows = store.results(search.experiment_id, trial_id=trial.trial_id)
-        assert rows and rows[-1].step == trial.last_step  # everything it reported is kept
-    best = min(trials, key=lambda t: t.value)
-    assert best.state == "COMPLETED"
-
-
-def test_max_t_ends_trials_at_their_step_budget(store, dask_client):
-    search = hpnb.search(partial(objectives.learning_curve, steps=60, pause=0.02), name="max-t", store=store,
-                         client=dask_client, metric="loss", trials=2, parameters=RATES,
-                         early_stopping={"rule": "none", "max_t": 10}).wait(120)
-    for trial in store.trials(search.experiment_id):
-        assert trial.state == "COMPLETED"
-        assert 10 <= trial.last_step < 60
-
-
+@pytest.mark.slow
 def test_pbt_exploits_checkpoints_across_worker_processes(store, dask_client):
     """The toy problem of Jaderberg et al. on Dask. Each member starts training one coordinate
     only (h0 = 0 or h1 = 0, at different speeds so their scores never tie), so on its own none

@@ -1,10 +1,10 @@
-"""Searches on a real LocalCluster with worker processes."""
+"""Searches on a real LocalCluster with worker processes: what only real workers show (their
+messages, stop flags reaching their threads, queued tasks taking a freed slot). The driver's logic
+on its own (failures, commands, budgets) is in test_driver_paths.py and test_driver_searches.py."""
 
 from __future__ import annotations
 
-import itertools
 import threading
-import time
 from functools import partial
 
 import pytest
@@ -25,11 +25,10 @@ def run(store: Store, objective, dask_client, name: str = "s", **spec):
     return hpnb.search(objective, name=name, store=store, client=dask_client, **spec)
 
 
+@pytest.mark.slow
 def test_search_returns_at_once_and_runs_every_trial(store, dask_client):
-    started = time.monotonic()
     search = run(store, partial(objectives.quadratic, sleep=0.05), dask_client, trials=6, parallel=2)
-    assert time.monotonic() - started < 2.0
-    assert search.state == "RUNNING" and search.is_live
+    assert search.state == "RUNNING" and search.is_live  # it returned while its trials run
     search.wait(60)
     assert search.state == "COMPLETED"
     trials = store.trials(search.experiment_id)
@@ -45,6 +44,7 @@ def test_search_returns_at_once_and_runs_every_trial(store, dask_client):
     assert search.best["value"] == min(t.value for t in trials)
 
 
+@pytest.mark.slow
 def test_every_report_is_stored_once_and_in_order_under_load(store, dask_client):
     search = run(store, partial(objectives.flood, count=4000), dask_client, trials=4, parallel=2)
     search.wait(120)
@@ -57,11 +57,13 @@ def test_every_report_is_stored_once_and_in_order_under_load(store, dask_client)
         assert [r.step for r in mine] == list(range(4000))
 
 
+@pytest.mark.slow
 def test_objective_may_take_one_config_dict(store, dask_client):
     search = run(store, objectives.with_config, dask_client, trials=3).wait(60)
     assert {t.state for t in store.trials(search.experiment_id)} == {"COMPLETED"}
 
 
+@pytest.mark.slow
 def test_objective_may_return_nothing_after_reporting(store, dask_client):
     search = run(store, objectives.report_only, dask_client, trials=3).wait(60)
     trials = store.trials(search.experiment_id)
@@ -69,40 +71,7 @@ def test_objective_may_return_nothing_after_reporting(store, dask_client):
     assert all(t.value == pytest.approx(t.params["x"]) for t in trials)
 
 
-@pytest.mark.parametrize(("objective", "reason"), [
-    (objectives.missing_metric, "did not report the target metric 'loss'"),
-    (objectives.nan_metric, "is not a finite number"),
-])
-def test_a_missing_or_non_finite_metric_fails_the_trial(store, dask_client, objective, reason):
-    search = run(store, objective, dask_client, trials=2, max_failures=10).wait(60)
-    trials = store.trials(search.experiment_id)
-    assert {t.state for t in trials} == {"FAILED"}
-    assert all(reason in t.error for t in trials)
-
-
-def test_a_failing_trial_is_recorded_and_the_search_goes_on(store, dask_client):
-    search = run(store, objectives.fail_when_big, dask_client, trials=10, max_failures=10).wait(60)
-    assert search.state == "COMPLETED"
-    trials = store.trials(search.experiment_id)
-    assert len(trials) == 10
-    for trial in trials:
-        if trial.params["x"] > 0.5:
-            assert trial.state == "FAILED"
-            assert "Traceback" in trial.error and "ValueError: x=" in trial.error
-        else:
-            assert trial.state == "COMPLETED"
-
-
-def test_failures_in_a_row_stop_the_search_with_the_first_traceback(store, dask_client):
-    search = run(store, objectives.always_fails, dask_client, trials=100, parallel=2, max_failures=3).wait(60)
-    assert search.state == "FAILED"
-    assert "3 trials failed in a row" in search.message
-    assert "RuntimeError: a typo in the objective" in search.message
-    assert len(store.trials(search.experiment_id)) < 10
-    assert store.experiment("s").state == "FAILED"
-
-
-def test_an_objective_that_cannot_be_pickled_is_refused_before_anything_starts(store, dask_client):
+def test_an_objective_that_cannot_be_pickled_is_refused_before_anything_starts(store):
     lock = threading.Lock()
 
     def holds_a_lock(x):
@@ -110,10 +79,11 @@ def test_an_objective_that_cannot_be_pickled_is_refused_before_anything_starts(s
             return x
 
     with pytest.raises(HpnbError, match="cannot be pickled"):
-        run(store, holds_a_lock, dask_client, trials=2)
+        run(store, holds_a_lock, None, trials=2)  # refused before a cluster is asked for
     assert store.experiments() == []
 
 
+@pytest.mark.slow
 def test_a_name_is_not_reused_silently(store, dask_client):
     run(store, objectives.with_config, dask_client, trials=1).wait(60)
     with pytest.raises(NameTaken):
@@ -122,6 +92,7 @@ def test_a_name_is_not_reused_silently(store, dask_client):
     assert len(store.trials(again.experiment_id)) == 2
 
 
+@pytest.mark.slow
 def test_a_free_slot_is_filled_the_moment_a_trial_ends(store, dask_client):
     space = {"x": [0.0, 1.0, 2.0, 3.0, 4.0], "duration": [0.1, 2.0]}
     configs = [{"x": 0.0, "duration": 2.0}] + [{"x": float(i)} for i in range(1, 5)]
@@ -133,23 +104,7 @@ def test_a_free_slot_is_filled_the_moment_a_trial_ends(store, dask_client):
     assert trials[4].end < trials[0].end
 
 
-def test_stop_ends_running_trials_and_starts_no_more(store, dask_client):
-    search = run(store, partial(objectives.sleepy, duration=30), dask_client, trials=10, parallel=2)
-    wait_for(lambda: sum(t.state == "RUNNING" for t in store.trials(search.experiment_id)) == 2
-              and store.results(search.experiment_id))
-    asked = time.monotonic()
-    search.stop()
-    search.wait(30)
-    assert time.monotonic() - asked < 5
-    assert search.state == "STOPPED"
-    trials = store.trials(search.experiment_id)
-    stopped = [t for t in trials if t.state == "STOPPED"]
-    assert len(stopped) == 2 and all(t.stop_reason == "stopped by the user" for t in stopped)
-    # trials queued on the cluster but not started stay PENDING: a resume runs them
-    assert {t.state for t in trials} <= {"STOPPED", "PENDING"} and len(trials) < 10
-    assert any(e["kind"] == "stop" for e in store.events(search.experiment_id))
-
-
+@pytest.mark.slow
 def test_stop_trial_stops_that_trial_only(store, dask_client):
     search = run(store, partial(objectives.sleepy, duration=3), dask_client, trials=2, parallel=2)
     wait_for(lambda: len(store.results(search.experiment_id)) > 4)
@@ -159,6 +114,7 @@ def test_stop_trial_stops_that_trial_only(store, dask_client):
     assert states == {0: "STOPPED", 1: "COMPLETED"}
 
 
+@pytest.mark.slow
 def test_a_trial_that_never_reports_is_cancelled_after_a_stop(store, dask_client):
     search = run(store, partial(objectives.silent_sleep, duration=8), dask_client, trials=1)
     wait_for(lambda: store.trials(search.experiment_id))
@@ -168,6 +124,7 @@ def test_a_trial_that_never_reports_is_cancelled_after_a_stop(store, dask_client
     assert store.trials(search.experiment_id)[0].state == "STOPPED"
 
 
+@pytest.mark.slow
 def test_extend_a_running_search_and_a_finished_one(store, dask_client):
     search = run(store, partial(objectives.sleepy, duration=0.5), dask_client, trials=2, parallel=2)
     search.extend(2)
@@ -181,17 +138,7 @@ def test_extend_a_running_search_and_a_finished_one(store, dask_client):
     assert store.experiment("s").budget == 7
 
 
-def test_set_parallel_limits_trials_at_once(store, dask_client):
-    search = run(store, partial(objectives.durations, duration=0.3), dask_client, trials=4, parallel=2)
-    search.set_parallel(1)
-    search.wait(60)
-    trials = sorted(store.trials(search.experiment_id), key=lambda t: t.start)
-    late = [t for t in trials if t.trial_id >= 2]
-    # once parallel is 1, each new trial starts after the previous one ended
-    assert all(b.start >= a.end - 0.05 for a, b in itertools.pairwise(late))
-    assert store.experiment("s").parallel == 1
-
-
+@pytest.mark.slow
 def test_load_opens_a_stored_search_read_only(store, dask_client):
     run(store, objectives.with_config, dask_client, trials=2).wait(60)
     loaded = hpnb.load("s", store=store.path)

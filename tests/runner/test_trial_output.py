@@ -38,6 +38,7 @@ def one_process_two_threads() -> Iterator[Client]:
             yield client
 
 
+@pytest.mark.slow
 def test_two_trials_printing_at_once_in_one_process_keep_their_own_output(store, one_process_two_threads):
     search = hpnb.search(printing.chatty, name="chatty", store=store, client=one_process_two_threads,
                          metric="loss", strategy=_fixed("tag", "alpha", "beta"),
@@ -55,6 +56,7 @@ def test_two_trials_printing_at_once_in_one_process_keep_their_own_output(store,
         assert (log.state, log.traceback, log.truncated, log.note) == ("COMPLETED", None, True, None)
 
 
+@pytest.mark.slow
 def test_a_flood_and_a_100_mb_line_keep_the_limits_and_memory_flat(store, dask_client):
     search = hpnb.search(printing.floods, name="flood", store=store, client=dask_client, metric="loss",
                          strategy=_fixed("lines", 5000), parameters={"lines": [5000]})
@@ -71,6 +73,7 @@ def test_a_flood_and_a_100_mb_line_keep_the_limits_and_memory_flat(store, dask_c
     assert stored_bytes(store.path) < 2 * MiB
 
 
+@pytest.mark.slow
 def test_binary_garbage_is_kept_readable(store, dask_client):
     search = hpnb.search(printing.garbage, name="garbage", store=store, client=dask_client, metric="loss",
                          trials=1, parameters={})
@@ -84,6 +87,7 @@ def test_binary_garbage_is_kept_readable(store, dask_client):
     assert len(log.stdout.encode()) <= MAX_BYTES
 
 
+@pytest.mark.slow
 def test_a_failed_trial_keeps_what_it_printed_and_its_traceback(store, dask_client):
     search = hpnb.search(printing.fails_after_printing, name="fails", store=store, client=dask_client,
                          metric="loss", strategy=_fixed("x", 0.5), parameters={"x": [0.5]}, max_failures=5)
@@ -96,6 +100,7 @@ def test_a_failed_trial_keeps_what_it_printed_and_its_traceback(store, dask_clie
     assert log.worker is not None
 
 
+@pytest.mark.slow
 def test_a_stopped_trial_keeps_what_it_printed_until_it_stopped(store, dask_client):
     search = hpnb.search(printing.prints_and_reports, name="stopped", store=store, client=dask_client,
                          metric="loss", strategy=_fixed("x", 0.5), parameters={"x": [0.5]})
@@ -112,6 +117,7 @@ def test_a_stopped_trial_keeps_what_it_printed_until_it_stopped(store, dask_clie
     assert steps[-1] == max(row.step for row in store.results(search.experiment_id))
 
 
+@pytest.mark.slow
 def test_a_trial_that_does_not_return_keeps_what_it_printed_until_then(store, dask_client):
     search = hpnb.search(partial(printing.hangs_after_printing, seconds=8.0), name="stuck", store=store,
                          client=dask_client, metric="loss", strategy=_fixed("x", 0.25),
@@ -124,6 +130,7 @@ def test_a_trial_that_does_not_return_keeps_what_it_printed_until_then(store, da
     assert log.worker is not None
 
 
+@pytest.mark.slow
 def test_an_unknown_trial_id_is_named_with_the_ids_there_are(store, dask_client):
     search = hpnb.search(printing.fails_after_printing, name="few", store=store, client=dask_client,
                          metric="loss", strategy=_fixed("x", 0.1, 0.2), parameters={"x": [0.1, 0.2]},
@@ -133,6 +140,7 @@ def test_an_unknown_trial_id_is_named_with_the_ids_there_are(store, dask_client)
         search.logs(5)
 
 
+@pytest.mark.slow
 def test_hpnb_show_trial_prints_the_log(store, dask_client):
     search = hpnb.search(printing.fails_after_printing, name="cli-log", store=store, client=dask_client,
                          metric="loss", strategy=_fixed("x", 0.75), parameters={"x": [0.75]}, max_failures=5)

@@ -1,5 +1,6 @@
-"""Warm starts on a real LocalCluster: enqueued configurations run first, a search learns another's
-trials, and every mistake is refused before anything starts."""
+"""Warm starts on a real LocalCluster: a search learns another's trials, an extended one does not run
+its enqueued configurations again, and every mistake is refused before anything starts (enqueued
+configurations running first: test_driver_searches.py)."""
 
 from __future__ import annotations
 
@@ -15,19 +16,7 @@ from tests.runner import objectives
 SPACE = {"x": {"min": 0.0, "max": 1.0}, "y": {"type": "int", "min": 0, "max": 2}}
 
 
-def test_enqueued_configurations_are_the_first_trials_and_the_rest_is_drawn(store, dask_client):
-    spec = {"metric": "loss", "strategy": "tpe", "seed": 0, "parameters": SPACE, "trials": 6,
-            "enqueue": [{"x": 0.3, "y": 0}, {"x": 0.9}, {"y": 2}]}
-    search = hpnb.search(objectives.quadratic, spec, name="enqueued", store=store,
-                         client=dask_client).wait(60)
-    assert search.state == "COMPLETED", search.message
-    trials = store.trials(search.experiment_id)
-    assert [t.trial_id for t in trials] == list(range(6))
-    assert trials[0].params == {"x": 0.3, "y": 0} and trials[0].value == pytest.approx(0.0)
-    assert trials[1].params["x"] == 0.9 and trials[1].params["y"] in (0, 1, 2)
-    assert trials[2].params["y"] == 2 and 0.0 <= trials[2].params["x"] <= 1.0
-
-
+@pytest.mark.slow
 def test_extending_a_finished_search_does_not_run_its_enqueued_configurations_again(store, dask_client):
     spec = {"metric": "loss", "strategy": "random", "seed": 0, "parameters": SPACE, "trials": 3,
             "enqueue": [{"x": 0.5, "y": 1}]}
@@ -43,6 +32,7 @@ def _distance_objective(x: float, y: int) -> dict[str, float]:
     return {"loss": math.hypot(x - 0.8, y - 1)}
 
 
+@pytest.mark.slow
 def test_a_warm_started_search_learns_the_other_and_says_what_it_dropped(store, dask_client, capsys):
     old_space = {**SPACE, "momentum": {"min": 0.5, "max": 0.99}}
     old = {"metric": "loss", "strategy": "random", "seed": 1, "parameters": old_space, "trials": 30}
@@ -65,14 +55,15 @@ def test_a_warm_started_search_learns_the_other_and_says_what_it_dropped(store, 
     ({"warm_start": {"from": "self"}}, "warm_start.from"),
     ({"enqueue": [{"x": 2.0}]}, "enqueue[0].x"),
 ])
-def test_a_bad_warm_start_is_refused_before_anything_is_stored(store, dask_client, spec, path):
+def test_a_bad_warm_start_is_refused_before_anything_is_stored(store, spec, path):
     full = {"metric": "loss", "strategy": "tpe", "parameters": SPACE, "trials": 2, **spec}
     with pytest.raises(SpecError) as info:
-        hpnb.search(objectives.quadratic, full, name="self", store=store, client=dask_client)
+        hpnb.search(objectives.quadratic, full, name="self", store=store)  # refused before a cluster
     assert info.value.path == path
     assert store.find_experiment("self") is None
 
 
+@pytest.mark.slow
 def test_an_unknown_warm_start_in_yaml_names_its_line(store, dask_client):
     text = "metric: loss\nstrategy: tpe\nwarm_start:\n  from: nowher\nparameters:\n  x: {min: 0, max: 1}\n"
     hpnb.search(objectives.quadratic, {"metric": "loss", "parameters": SPACE, "trials": 1}, name="nowhere",

@@ -45,9 +45,5 @@ def as_tuple(width: float, depth: int) -> tuple[float, float]:
     return goals(width, depth)
 
 
-def forgets_latency(width: float, depth: int) -> dict[str, float]:
-    return {"val_loss": goals(width, depth)[0]}
-
-
 def three_values(width: float, depth: int) -> tuple[float, float, float]:
     return (*goals(width, depth), 0.0)
