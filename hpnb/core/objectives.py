@@ -1,7 +1,7 @@
 """What a search optimises: one objective or several, each a metric and a direction.
 
 A search with one objective ranks trials by that metric's value. A search with
-several has no single best trial: it has a Pareto front (see :mod:`hpnb.core.pareto`),
+several has no single best trial: it has a Pareto front (see :mod:`hpnb.core.non_domination`),
 the trials no other trial beats on every objective at once.
 
 Example:
