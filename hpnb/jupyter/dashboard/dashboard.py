@@ -89,7 +89,7 @@ class Dashboard:
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
         self._final_shown = False
-        self.controls = Controls(search, self._selected_trial, self.mark_dirty,
+        self.controls = Controls(search, self._selected_trial, self._after_action,
                                  resume=self._resumer(resume) if resume else None)
         self.widgets = DashboardWidgets(self.model, self.controls, search.spec.strategy.name,
                                         search.spec.objectives)
@@ -129,6 +129,12 @@ class Dashboard:
             self.widgets.set_best_code(*self._cell_code(view))
             self._show_log(view)
         return view
+
+    def _after_action(self) -> None:
+        """A control acted: redraw soon; a search that runs again gets its final view again."""
+        if self.search.is_live:
+            self._final_shown = False
+        self.mark_dirty()
 
     def mark_dirty(self) -> None:
         """Ask for a redraw soon (cheap; called from the driver thread); nothing once closed."""

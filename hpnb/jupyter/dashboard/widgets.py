@@ -20,6 +20,7 @@ from hpnb.core.trial import ExperimentState
 from hpnb.jupyter.dashboard import data, pareto, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
+from hpnb.jupyter.dashboard.event_words import event_text
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.table_widget import TrialTable
@@ -87,13 +88,11 @@ def failures_html(failed: Sequence[data.Failure]) -> str:
 
 
 def events_html(events: Sequence[dict[str, Any]]) -> str:
+    """The last few actions, newest last, in words (exploits have the lineage tab)."""
     shown = [e for e in events if e.get("kind") != "exploit"][-EVENTS_SHOWN:]
     if not shown:
         return ""
-    items = []
-    for event in shown:
-        details = ", ".join(f"{k}={v}" for k, v in (event.get("data") or {}).items())
-        items.append(html.escape(f"{event['kind']}" + (f" ({details})" if details else "")))
+    items = [html.escape(event_text(event)) for event in shown]
     return "<small>recent actions: " + " &middot; ".join(items) + "</small>"
 
 
