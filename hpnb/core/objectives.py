@@ -2,7 +2,8 @@
 
 A search with one objective ranks trials by that metric's value. A search with
 several has no single best trial: it has a Pareto front (see :mod:`hpnb.core.non_domination`),
-the trials no other trial beats on every objective at once.
+the trials no other trial beats on every objective at once. The spec's side of the same
+concept (reading ``metric:``, ``mode:`` and ``metrics:``) is :mod:`hpnb.core.spec.objectives`.
 
 Example:
     >>> objectives = (Objective("val_loss", "min"), Objective("accuracy", "max"))
