@@ -16,6 +16,8 @@ import hpnb
 from hpnb.core.errors import HpnbError
 from hpnb.core.store import Store
 
+pytestmark = pytest.mark.slow
+
 SPEC = textwrap.dedent("""\
     name: slow
     metric: loss
