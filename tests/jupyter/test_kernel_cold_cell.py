@@ -24,7 +24,7 @@ import hpnb
 def train(x, steps=40):
     for step in range(steps):
         hpnb.report(step=step, loss=x + 1.0 / (step + 1))
-        time.sleep(0.05)
+        time.sleep(0.05)  # the trial's work
     return {"loss": x}
 """
 
