@@ -32,7 +32,7 @@ def train(lr, layers):
 def slow(lr, layers):
     for step in range(2000):
         hpnb.report(step=step, loss=lr)
-        time.sleep(0.01)
+        time.sleep(0.01)  # the trial's work
     return {"loss": lr}
 """
 
