@@ -230,7 +230,11 @@ class Driver(threading.Thread):
         """The strategy's next configuration; the first trials run the enqueued ones."""
         if trial_id < len(self.spec.enqueue):
             return self.strategy.adopt(trial_id, thaw(self.spec.enqueue[trial_id]))
-        return self.strategy.suggest(trial_id)
+        suggestion = self.strategy.suggest(trial_id)
+        event = None if suggestion is None else suggestion.info.get("event")
+        if isinstance(event, dict):  # e.g. auto switching strategies
+            self.writer.event(str(event.get("kind", "strategy")), event)
+        return suggestion
 
     def _submit(self, trial: DrivenTrial) -> None:
         self.context.running[trial.trial_id] = trial

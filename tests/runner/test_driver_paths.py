@@ -43,7 +43,7 @@ def never_called(**params: Any) -> None:
 
 def build(store: Store, executor: ScriptedExecutor, **spec: Any) -> Driver:
     """A driver of a search of ``x`` in [0, 1] minimising ``loss``, built as hpnb.api does."""
-    fields = {"trials": 1, "parameters": {"x": {"min": 0.0, "max": 1.0}}, **spec}
+    fields = {"strategy": "random", "trials": 1, "parameters": {"x": {"min": 0.0, "max": 1.0}}, **spec}
     if "metrics" not in fields:
         fields.setdefault("metric", "loss")
     parsed = parse_spec(fields)
