@@ -28,6 +28,7 @@ def train(x, steps=300):
 
 CELL = """%%hpsearch train --name {name} --trials 4 --parallel 2 {options}
 metric: loss
+strategy: random
 seed: 1
 parameters:
   x: {{min: 0.0, max: 1.0}}
