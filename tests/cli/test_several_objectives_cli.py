@@ -104,6 +104,7 @@ RUN_OBJECTIVE = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.slow  # `hpnb run`: a search on a local cluster
 def test_run_prints_the_size_of_the_front_and_no_best(tmp_path: Path) -> None:
     (tmp_path / "spec.yaml").write_text(RUN_SPEC)
     (tmp_path / "train.py").write_text(RUN_OBJECTIVE)

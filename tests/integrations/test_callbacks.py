@@ -80,6 +80,7 @@ def _length(framework: str) -> str:
     return "epochs" if framework == "keras" else "rounds"
 
 
+@pytest.mark.slow  # trains a model with each framework (the first one imports TensorFlow)
 def test_callbacks_outside_a_search_do_nothing(tmp_path: Path):
     for framework, (objective, _, rates, _, steps) in FRAMEWORKS.items():
         log = str(tmp_path / f"{framework}.log")

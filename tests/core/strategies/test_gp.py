@@ -19,6 +19,10 @@ class TestGPSuite(StrategySuite):
     strategy = "gp"
     optimises = True
 
+    @pytest.mark.slow  # 500 trials through a Gaussian process: tens of seconds on a loaded machine
+    def test_state_stays_small(self) -> None:
+        super().test_state_stays_small()
+
 
 def _branin(params: dict[str, float]) -> float:
     x, y = 15.0 * params["x"] - 5.0, 15.0 * params["y"]
