@@ -112,3 +112,11 @@ def test_a_bad_option_is_refused_with_its_path() -> None:
     with pytest.raises(SpecError) as info:
         GPStrategy(_unit_square(), n_startup_trials=0)
     assert info.value.path == "strategy.n_startup_trials"
+
+
+def test_a_search_beyond_its_practical_size_warns_with_what_to_use_instead() -> None:
+    with pytest.warns(UserWarning, match=r"gp with 5000 trials.*use auto .* or tpe"):
+        GPStrategy(_unit_square(), budget=5000)
+    many = SearchSpace(tuple(CategoricalParameter(f"c{i}", tuple(range(30))) for i in range(4)))
+    with pytest.warns(UserWarning, match=r"gp with 120 categorical values in all.*use tpe"):
+        GPStrategy(many, budget=50)
