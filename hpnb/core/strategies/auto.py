@@ -58,7 +58,9 @@ class AutoStrategy(Strategy):
         from hpnb.core.strategies import strategy_class
 
         modes = self.modes if self.is_multi_objective else self.mode
-        return strategy_class(name)(self.space, modes, seed=self.resolved_seed, budget=self.budget,
+        at = self.choice.switch_at
+        budget = self.budget if name != "gp" or at is None or self.budget is None else min(self.budget, at)
+        return strategy_class(name)(self.space, modes, seed=self.resolved_seed, budget=budget,
                                     **INNER_OPTIONS.get(name, {}))
 
     # -- suggestions -------------------------------------------------------------------------

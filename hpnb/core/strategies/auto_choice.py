@@ -6,7 +6,8 @@
   :data:`MAX_AUTO_GRID` points): ``grid``.
 - A conditional space (``when:``): ``tpe``, which models each parameter on the trials where it
   was active.
-- More than :data:`MAX_GP_DIMENSION` parameters: ``tpe``.
+- More than :data:`MAX_GP_DIMENSION` parameters, or more than :data:`MAX_GP_CHOICES` categorical
+  values in all: ``tpe``.
 - Otherwise ``gp``: best for small budgets; beyond :data:`GP_TRIALS` trials the search switches
   to ``tpe`` (the Gaussian process's cost grows with the trials, TPE's barely).
 
@@ -28,6 +29,8 @@ from hpnb.core.space import DEFAULT_GRID_CAP, CategoricalParameter, FixedParamet
 GP_TRIALS = 200
 #: the most free parameters ``auto`` gives the Gaussian process.
 MAX_GP_DIMENSION = 20
+#: the most categorical values in all ``auto`` gives the Gaussian process.
+MAX_GP_CHOICES = 100
 #: the largest grid ``auto`` runs whole.
 MAX_AUTO_GRID = 100
 #: the largest budget with several objectives for which ``auto`` runs TPE rather than NSGA-II.
@@ -73,6 +76,9 @@ def choose(space: SearchSpace, budget: int | None, objectives: int) -> Choice:
         return Choice("tpe", f"tpe: {what}")
     if space.dimension > MAX_GP_DIMENSION:
         return Choice("tpe", f"tpe: {what}, more than {MAX_GP_DIMENSION} for a Gaussian process")
+    choices = sum(len(p.choices) for p in space.free if isinstance(p, CategoricalParameter))
+    if choices > MAX_GP_CHOICES:
+        return Choice("tpe", f"tpe: {what}, {choices} categorical values in all")
     if budget is not None and budget > GP_TRIALS:
         return Choice("gp", f"gp: {what}; tpe from trial {GP_TRIALS}", switch_at=GP_TRIALS)
     return Choice("gp", f"gp: {what}")

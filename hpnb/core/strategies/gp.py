@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,8 +51,21 @@ from hpnb.core.strategies.sobol import draw, scrambled_engine
 from hpnb.core.trial import Suggestion, TrialState
 
 DEFAULT_STARTUP, MIN_STARTUP = 10, 3
+#: beyond this budget or this many categorical values in all, the process is a poor fit: a warning.
+PRACTICAL_TRIALS, PRACTICAL_CHOICES = 1000, 100
 #: results up to which the hyperparameters are refitted at every suggestion.
 ALWAYS_REFIT = 40
+
+
+def _warn_if_impractical(budget: int | None, choices: int) -> None:
+    """Warn, with what to use instead, when the search is beyond what a Gaussian process suits."""
+    if budget is not None and budget > PRACTICAL_TRIALS:
+        warnings.warn(f"strategy: gp with {budget} trials: each suggestion refits a Gaussian process on up "
+                      "to max_points results, slower than TPE and no better so late; use auto (gp, then "
+                      "tpe from trial 200) or tpe", UserWarning, stacklevel=3)
+    elif choices > PRACTICAL_CHOICES:
+        warnings.warn(f"strategy: gp with {choices} categorical values in all: a Hamming kernel learns "
+                      "little from so many; use tpe", UserWarning, stacklevel=3)
 
 
 class GPStrategy(Strategy):
@@ -68,6 +82,7 @@ class GPStrategy(Strategy):
         self.n_startup = check_int("n_startup_trials", options.get("n_startup_trials", default), 1)
         self.max_points = check_int("max_points", options.get("max_points", 300), 20)
         self.encoding = Encoding(space)
+        _warn_if_impractical(budget, int(self.encoding.sizes.sum()))
         self._design = draw(scrambled_engine("lhs", max(space.dimension, 1), self.resolved_seed),
                             self.n_startup)[:, : space.dimension]
         self._suggested = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ from hpnb.testing import StrategySuite
 class TestGPSuite(StrategySuite):
     strategy = "gp"
     optimises = True
+    # the model's window: the suite's 500-trial state check then takes seconds, not a minute
+    strategy_options: ClassVar[dict[str, Any]] = {"max_points": 100}
 
     @pytest.mark.slow  # 500 trials through a Gaussian process: tens of seconds on a loaded machine
     def test_state_stays_small(self) -> None:
@@ -116,3 +119,11 @@ def test_a_bad_option_is_refused_with_its_path() -> None:
     with pytest.raises(SpecError) as info:
         GPStrategy(_unit_square(), n_startup_trials=0)
     assert info.value.path == "strategy.n_startup_trials"
+
+
+def test_a_search_beyond_its_practical_size_warns_with_what_to_use_instead() -> None:
+    with pytest.warns(UserWarning, match=r"gp with 5000 trials.*use auto .* or tpe"):
+        GPStrategy(_unit_square(), budget=5000)
+    many = SearchSpace(tuple(CategoricalParameter(f"c{i}", tuple(range(30))) for i in range(4)))
+    with pytest.warns(UserWarning, match=r"gp with 120 categorical values in all.*use tpe"):
+        GPStrategy(many, budget=50)

@@ -41,6 +41,11 @@ class TestNSGA2(MultiObjectiveSuite):
     learns = True
 
 
+class TestAuto(MultiObjectiveSuite):
+    strategy = "auto"  # runs tpe with several objectives (nsga2 beyond 250 trials)
+    learns = True
+
+
 def test_every_strategy_that_runs_several_objectives_has_the_suite() -> None:
     suites = {cls.strategy for cls in MultiObjectiveSuite.__subclasses__()}
     assert suites == set(multi_objective_strategies())
