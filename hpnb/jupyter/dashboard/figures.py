@@ -110,13 +110,34 @@ def update_parcoords(fig: Plot, coords: ParallelCoordinates, selected: int | Non
 
 
 def make_lineage_figure() -> Plot:
-    """The PBT view: one marker per (member, step), coloured by score; exploits as lines."""
-    return Plot(layout={"height": _HEIGHT, "margin": {"l": 60, "r": 10, "t": 30, "b": 40},
+    """The PBT view: one marker per (member, step), coloured by score; exploits as lines. The legend
+    sits above the plot, clear of the colour bar."""
+    return Plot(layout={"height": _HEIGHT, "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
+                        "legend": {"orientation": "h", "y": 1.14, "x": 0},
                         "xaxis": {"title": title("step")}, "yaxis": {"title": title("member (trial)")}})
 
 
+def exploit_links(events: Sequence[Mapping[str, Any]]) -> list[tuple[float, float, float, float]]:
+    """Each recorded exploit as a short link where it happened: from the donor's line at the step
+    it was copied from to the member's line at the step it exploited (donor step, donor, step,
+    member)."""
+    links = []
+    for event in events:
+        found = event.get("data") or {}
+        if event.get("kind") != "exploit" or not isinstance(found, Mapping):
+            continue
+        try:
+            step = float(found["step"])
+            copied = found.get("donor_step")
+            donor_step = step if copied is None else float(copied)
+            links.append((donor_step, float(found["donor"]), step, float(found["member"])))
+        except (KeyError, TypeError, ValueError):  # an older record without the fields
+            continue
+    return links
+
+
 def update_lineage(fig: Plot, points: Sequence[tuple[float, float, float]],
-                   exploits: Sequence[tuple[float, float, float, float]]) -> None:
+                   exploits: Sequence[tuple[float, float, float, float]], metric: str = "score") -> None:
     """``points``: (step, member, score); ``exploits``: (step, from member, step, to member)."""
     xs: list[float | None] = []
     ys: list[float | None] = []
@@ -126,7 +147,7 @@ def update_lineage(fig: Plot, points: Sequence[tuple[float, float, float]],
     steps, members = [p[0] for p in points], [p[1] for p in points]
     markers = {"type": "scatter", "mode": "markers", "name": "member", "x": steps, "y": members,
                "marker": {"color": [p[2] for p in points], "colorscale": "Viridis", "showscale": True,
-                          "size": 7}}
+                          "size": 7, "colorbar": {"title": {"text": metric, "side": "right"}}}}
     lines = {"type": "scatter", "mode": "lines", "name": "exploit", "x": xs, "y": ys,
              "line": {"color": "#d62728", "width": 1}}
     if not points:
