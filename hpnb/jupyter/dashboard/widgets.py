@@ -23,13 +23,12 @@ from hpnb.jupyter.dashboard import data, pareto, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
 from hpnb.jupyter.dashboard.event_words import event_text
+from hpnb.jupyter.dashboard.look import STATE_COLORS
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.table_widget import TrialTable
 from hpnb.jupyter.dashboard.tabs import InsightTabs
 
-_STATE_COLORS = {"RUNNING": "#f58518", "COMPLETED": "#2ca02c", "STOPPED": "#7f7f7f", "FAILED": "#d62728",
-                 "INTERRUPTED": "#9467bd", "CREATED": "#4c78a8"}
 EVENTS_SHOWN = 5
 
 
@@ -50,7 +49,7 @@ def _goal(header: data.Header) -> str:
 
 
 def title_html(header: data.Header) -> str:
-    color = _STATE_COLORS.get(header.state, "#333")
+    color = STATE_COLORS.get(header.state, "#333")
     best = ("best: —" if header.best_value is None else
             f"best {html.escape(header.metric)} <b>{data.format_value(header.best_value)}</b> "
             f"(trial {header.best_trial}: {html.escape(data.format_params(header.best_params))})")
