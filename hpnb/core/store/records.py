@@ -9,7 +9,7 @@ from typing import Any
 from hpnb.core.errors import SpecError
 from hpnb.core.spec.values import check_experiment_name
 from hpnb.core.store import codec
-from hpnb.core.store.errors import InvalidName, StoreError
+from hpnb.core.store.store_errors import InvalidName, StoreError
 from hpnb.core.trial import ExperimentState, TrialState
 
 MODES = ("min", "max")
@@ -39,8 +39,8 @@ def validate_state(value: object, states: type[ExperimentState] | type[TrialStat
     """``value`` as the stored name of one of ``states`` (a member or its name), else StoreError.
 
     Example:
-        >>> validate_state(TrialState.PAUSED, TrialState)
-        'PAUSED'
+        >>> validate_state(TrialState.PAUSED, TrialState) == TrialState.PAUSED.value
+        True
     """
     return validate_choice(value, tuple(state.value for state in states), "state")
 

@@ -25,6 +25,8 @@ STRATEGIES: dict[str, str] = {
     "de": "de:DifferentialEvolutionStrategy",
     "pbt": "pbt:PopulationBasedTraining",
     "nsga2": "nsga2:NSGA2Strategy",
+    "gp": "gp:GPStrategy",
+    "auto": "auto:AutoStrategy",
 }
 
 

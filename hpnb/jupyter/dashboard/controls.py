@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from hpnb.core.trial import ExperimentState, TrialState
 from hpnb.jupyter.resume import budget_spent
 
 if TYPE_CHECKING:
@@ -159,13 +160,15 @@ class Controls:
     def update(self, state: str, live: bool, selected_state: str | None) -> None:
         """Enable what makes sense for ``state``, whether this kernel drives the search and the
         state of the trial selected in the leaderboard."""
-        active = state in ("RUNNING", "CREATED")
+        shown = ExperimentState(state)
+        trial = TrialState(selected_state) if live and selected_state is not None else None
+        active = shown.is_active
         elsewhere = active and not live  # another process drives it
         self.stop.disabled = not active
         why = _NOT_HERE if elsewhere else _ENDED
-        self.stop_trial.disabled = not (live and selected_state == "RUNNING")
-        self.pause_trial.disabled = not (live and selected_state in ("RUNNING", "PENDING"))
-        self.resume_trial.disabled = not (live and selected_state == "PAUSED")
+        self.stop_trial.disabled = trial is not TrialState.RUNNING
+        self.pause_trial.disabled = not (trial is not None and trial.is_under_way)
+        self.resume_trial.disabled = trial is not TrialState.PAUSED
         self.stop_trial.tooltip = "stop the trial selected in the leaderboard" if live else why
         if not live:
             self.pause_trial.tooltip = self.resume_trial.tooltip = why
@@ -176,7 +179,7 @@ class Controls:
         self.extend.tooltip = ("add trials to the budget (a finished search runs again)" if can_continue
                                else _NOT_HERE)
         self.parallel.tooltip = "trials run at once" if can_continue else _NOT_HERE
-        can_resume = self._resume is not None and not live and state in ("INTERRUPTED", "STOPPED", "FAILED")
+        can_resume = self._resume is not None and not live and shown.is_resumable
         self.resume.layout.display = "" if can_resume else "none"
         self._show_parallel()
 

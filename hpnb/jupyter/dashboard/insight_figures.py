@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from hpnb.core.analysis.slices import Axis, ContourData
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.axes import integer_step
 from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.look import COLORS, LOG_SUFFIX, LOG_TICKS
@@ -22,7 +23,7 @@ from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
 _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}
 #: markers of the history by the trial's state.
-STATE_COLORS = {"COMPLETED": COLORS["completed"], "STOPPED": COLORS["faded"]}
+STATE_COLORS = {TrialState.COMPLETED.value: COLORS["completed"], TrialState.STOPPED.value: COLORS["faded"]}
 SELECTED = COLORS["selected"]
 
 

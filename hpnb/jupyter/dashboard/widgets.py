@@ -18,7 +18,8 @@ import ipywidgets as widgets
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.objectives import Objective
 from hpnb.core.store.records import TrialRecord
-from hpnb.core.summary import ExperimentState, trial_state
+from hpnb.core.summary import trial_state
+from hpnb.core.trial import ExperimentState
 from hpnb.jupyter.dashboard import data, pareto, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton

@@ -24,6 +24,7 @@ from hpnb.core.objectives import Objective
 from hpnb.core.spec import parse_spec
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import ExperimentState, Ranking, trial_state
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.data import Series, trial_duration
 from hpnb.jupyter.server.ranking import (
     PARETO_COLUMN,
@@ -151,11 +152,11 @@ def curve_trials(
     if selected is not None and selected in by_id:
         chosen[selected] = by_id[selected]
     # a search no driver works on has no running trial (they show as interrupted)
-    running = [t for t in trials if trial_state(t, search) == "RUNNING"] if search.is_active else []
+    running = [t for t in trials if trial_state(t, search) == TrialState.RUNNING] if search.is_active else []
     for trial in running[: limit // 2] + as_ranking(trials, mode).order:
         if len(chosen) >= limit:
             break
-        if trial.last_step is not None or trial.state == "RUNNING":
+        if trial.last_step is not None or trial.state == TrialState.RUNNING:
             chosen.setdefault(trial.trial_id, trial)
     return sorted(chosen.values(), key=lambda t: t.trial_id)
 
