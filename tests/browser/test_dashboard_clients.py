@@ -103,6 +103,8 @@ def _open(browser, server: Server, name: str, width: int) -> tuple[object, objec
     context.set_default_timeout(60_000)
     page = context.new_page()
     log = PageLog(page)
+    # "Select Kernel", asked when the kernel takes long to start on a busy machine: the default one
+    page.add_locator_handler(page.locator(".jp-Dialog .jp-mod-accept"), lambda button: button.click())
     page.goto(f"{server.url}/{server.notebook_path}/{name}.ipynb?token={server.token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell .cm-line")
     idle = f"() => !!document.querySelector('{IDLE}') || /\\| Idle/.test(document.body.innerText)"
@@ -119,9 +121,6 @@ def _run_all(page, log: PageLog) -> None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     for _ in range(3):
-        dialog = page.locator(".jp-Dialog .jp-mod-accept")
-        if dialog.count():  # "Select Kernel", when the kernel took long to start: the default one
-            dialog.first.click()
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
         try:
