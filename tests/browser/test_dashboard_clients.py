@@ -32,14 +32,14 @@ OBJECTIVE = '''import time
 import hpnb
 
 
-def train(x, steps=200):
+def train(x, steps=3000):
     print(f"training with x={x:.3f}")
     for step in range(steps):
         hpnb.report(step=step, accuracy=0.9 + 0.05 * x * step / steps)
         time.sleep(0.1)
     return {"accuracy": 0.9 + 0.05 * x}'''
 
-SEARCH = """%%hpsearch train --name {name} --trials 4 --wait
+SEARCH = """%%hpsearch train --name {name} --trials 3 --wait
 metric: accuracy
 mode: max
 seed: 0
@@ -171,6 +171,15 @@ def _every_tab_draws(page, log: PageLog, dashboard) -> None:
                    what=f"tab {tabs.nth(index).inner_text()} to draw")
 
 
+def _stop_search(page, log: PageLog, dashboard, state: str) -> None:
+    page.wait_for_function("(b) => !b.disabled", arg=dashboard.locator("button", has_text="Stop search")
+                           .element_handle())
+    dashboard.locator("button", has_text="Stop search").click()
+    ended = f"node => /\\b{state}\\b/.test(node.innerText) && node.innerText.includes('newcomer')"
+    wait_until(page, log, f"() => [...document.querySelectorAll('.widget-html')].some({ended})",
+               what=f"the search to read {state}")
+
+
 def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(browser, server: Server) -> None:
     name = "newcomer"
     context, page, log = _open(browser, server, name, 1400)
@@ -182,8 +191,9 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         row = dashboard.locator(".hpnb-table tbody tr", has_text="RUNNING").first
         trial = int(row.get_attribute("data-trial"))
         row.click()
+        # the log panel names the trial and its state (what it printed is kept when it ends)
         shown = ("[...document.querySelectorAll('.widget-html')]"
-                 ".some(n => n.innerText.includes('training with x='))")
+                 f".some(n => /trial {trial} \\W+ RUNNING/.test(n.innerText))")
         waiting = "/\\*/.test(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')[2].innerText)"
         wait_until(page, log, f"() => !({waiting}) || ({shown})", what="the log or the cell's end")
         assert page.evaluate(f"() => {waiting}"), "the log came only after the cell ended"
@@ -194,9 +204,7 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         wait_until(page, log, stopped + ".some(row => row.innerText.includes('STOPPED'))",
                    what="the stopped trial")
         _labels_fit(page, log)
-        ended = "node => /\\bCOMPLETED\\b/.test(node.innerText) && node.innerText.includes('newcomer')"
-        wait_until(page, log, f"() => [...document.querySelectorAll('.widget-html')].some({ended})",
-                   what="the search to end")
+        _stop_search(page, log, dashboard, "STOPPED")  # the cell ends
         dashboard = page.locator(".jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
         extend = dashboard.locator(".hpnb-controls button", has_text="Extend by")
         page.wait_for_function("(b) => !b.disabled", arg=extend.element_handle())
@@ -204,10 +212,12 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         numbers.first.fill("1")
         numbers.first.press("Enter")
         assert numbers.nth(1).input_value() == "2"  # Set parallel shows the two workers in use
-        extend.click()
-        wait_until(page, log, "() => /\\d+\\/5 done/.test(document.body.innerText)", what="the budget of 5")
-        wait_until(page, log, "() => /5\\/5 done/.test(document.body.innerText)", what="the extended trial")
-        assert sorted(_trials(server.home, name).values()) == ["COMPLETED"] * 4 + ["STOPPED"]
+        extend.click()  # after the cell ended: the same kernel runs it again
+        wait_until(page, log, "() => /\\d+\\/4 done/.test(document.body.innerText)", what="the budget of 4")
+        wait_until(page, log, "() => [...document.querySelectorAll('.hpnb-table tbody tr')]"
+                   ".some(row => row.innerText.includes('RUNNING'))", what="a trial running again")
+        _stop_search(page, log, dashboard, "STOPPED")
+        assert "RUNNING" not in _trials(server.home, name).values()
         _every_tab_draws(page, log, dashboard)
         dashboard.locator(".hpnb-plot-selector .widget-toggle-button", has_text="History").click()
         drawn = wait_until(page, log, f"() => ({HISTORY_RANGE})()", what="the history plot")
