@@ -4,9 +4,10 @@ A front end sends a button click or a row selection as a ``comm_msg`` on the she
 channel, which the kernel reads only between cells: a cell that waits for its search
 would leave the dashboard's controls dead until the search ends. :func:`serving_widgets`
 reads the main shell's messages itself while the cell waits: comm messages are handled
-at once (the click's handler runs on this thread, as it would after the cell), every
-other request (the next cells of "Run all", completions) is handed back to the kernel,
-in order, to run after the cell, as it would have been.
+at once, in their order (the click's handler runs on this thread, as it would after the
+cell), every other request (the next cells of "Run all", completions, the front end's
+kernel_info and history requests) is handed back to the kernel, in its order, to run
+after the cell, as it would have been.
 
 It needs ipykernel 7's main-shell socket; elsewhere (ipykernel 6, plain IPython) the cell
 simply blocks as before.
@@ -53,10 +54,12 @@ class WidgetPump:
                 frames = self.socket.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
                 break
-            if self.deferred or not self._handle(frames):  # keep the order of what waits
-                self.deferred.append(frames)
-            else:
+            # comm messages go ahead of the requests kept for later (as ipykernel does for a cell that
+            # awaits): the front end sends some (kernel_info, history) while a cell runs
+            if self._handle(frames):
                 handled += 1
+            else:
+                self.deferred.append(frames)
         return handled
 
     def _handle(self, frames: list[Any]) -> bool:

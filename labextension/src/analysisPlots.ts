@@ -4,10 +4,11 @@
  */
 
 import type { ICompared, IContour, ISlice, ISliceAxis } from './api';
+import { LOOK } from './look';
 import { integerTicks, SELECTED_COLOR, type Trace } from './plots';
 
 /** Tick labels of a log axis: one format for every tick (as in the notebook's dashboard). */
-export const LOG_TICKS = '.2~e';
+export const LOG_TICKS = LOOK.axes.log_tick_format;
 
 /**
  * The layout axis of a parameter: log for log-scaled ones, integer ticks for
@@ -15,7 +16,7 @@ export const LOG_TICKS = '.2~e';
  * categorical ones. `values` are the numbers drawn on it.
  */
 export function parameterAxis(axis: ISliceAxis, values: readonly number[]): Trace {
-  const base = { title: { text: axis.name } };
+  const base = { title: { text: axis.log && axis.kind !== 'categorical' ? axis.name + LOOK.axes.log_title_suffix : axis.name } };
   if (axis.kind === 'categorical') {
     return { ...base, tickvals: axis.choices.map((_, i) => i), ticktext: axis.choices, range: [-0.5, axis.choices.length - 0.5] };
   }

@@ -2,6 +2,8 @@
  * Text shown for numbers, times, states and progress; pure functions only.
  */
 
+import { LOOK } from './look';
+
 /** States an experiment or a trial can be in, as the server reports them. */
 export type RunState =
   | 'CREATED'
@@ -14,15 +16,24 @@ export type RunState =
   | 'PAUSED'
   | 'PRUNED';
 
-/** A score with four significant digits; an em dash when there is none. */
+/**
+ * A score with the shared number of significant digits (four), written as the
+ * notebook's dashboard writes it (Python's `g` format): `0.0001963`, `1.963e-05`,
+ * `1.234e+04`; an em dash when there is none.
+ */
 export function formatScore(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) {
     return '—';
   }
-  if (value !== 0 && (Math.abs(value) >= 1e5 || Math.abs(value) < 1e-3)) {
-    return value.toExponential(3);
+  const digits = LOOK.numbers.significant;
+  const exponent = value === 0 ? 0 : Math.floor(Math.log10(Math.abs(Number(value.toPrecision(digits)))));
+  if (exponent < -4 || exponent >= digits) {
+    const [mantissa, power] = value.toExponential(digits - 1).split('e');
+    const trimmed = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
+    const sign = power.startsWith('-') ? '-' : '+';
+    return `${trimmed}e${sign}${power.replace(/^[-+]/, '').padStart(2, '0')}`;
   }
-  return String(Number(value.toPrecision(4)));
+  return String(Number(value.toPrecision(digits)));
 }
 
 /** A parameter value as short text: numbers like scores, the rest as JSON. */
@@ -36,13 +47,12 @@ export function formatParam(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** `lr=0.01, layers=2` from a parameter object, keys sorted. */
+/** `lr=0.01, layers=2` from a parameter object, in its order (the spec's, as the server sends it). */
 export function formatParams(params: Record<string, unknown> | null | undefined): string {
   if (!params) {
     return '';
   }
   return Object.keys(params)
-    .sort()
     .map(key => `${key}=${formatParam(params[key])}`)
     .join(', ');
 }

@@ -7,12 +7,13 @@
 import type { ICurve, IHistoryPoint, IImportance, ILeaderboardRow, IObjective, IParameterKind, IParcoordsData } from './api';
 import { formatScore } from './format';
 import type { Mode } from './leaderboard';
+import { LOOK } from './look';
 import type { IParallelDimension, IParallelLines, IParallelTrace } from './parallelCoordinates';
 
-/** Colour of the selected trial wherever it is drawn. */
-export const SELECTED_COLOR = '#d62728';
-/** Colour of the best-so-far line. */
-export const BEST_COLOR = '#ff7f0e';
+/** Colour of the selected trial wherever it is drawn (as in the notebook's dashboard). */
+export const SELECTED_COLOR = LOOK.colors.selected;
+/** Colour of the best-so-far line (as in the notebook's dashboard). */
+export const BEST_COLOR = LOOK.colors.best;
 
 /**
  * Past this many points the history is drawn with WebGL. Creating a WebGL

@@ -131,7 +131,9 @@ export class ExperimentsSidebar extends Widget {
     this.node.append(element('h2', 'hpnb-sidebar-title', 'Hyperparameter searches'));
     this.filterInput = element('input', 'hpnb-filter jp-mod-styled');
     this.filterInput.type = 'search';
-    this.filterInput.placeholder = 'Filter by name, state, strategy, metric';
+    // short enough for the sidebar's default width; the tooltip says what it matches
+    this.filterInput.placeholder = 'Filter searches';
+    this.filterInput.title = 'Filter by name, state, strategy or metric';
     this.filterInput.addEventListener('input', () => this.render());
     this.status = element('div', 'hpnb-sidebar-status');
     this.list = element('ul', 'hpnb-experiment-list');

@@ -26,9 +26,13 @@ describe('formatScore', () => {
     expect(formatScore(12.3456)).toBe('12.35');
     expect(formatScore(0)).toBe('0');
   });
-  it('uses exponents for very small and very large values', () => {
-    expect(formatScore(0.00001234)).toBe('1.234e-5');
-    expect(formatScore(123456789)).toBe('1.235e+8');
+  it('writes numbers as the notebook does (Python\'s 4-digit g format)', () => {
+    expect(formatScore(0.00001234)).toBe('1.234e-05');
+    expect(formatScore(123456789)).toBe('1.235e+08');
+    expect(formatScore(0.0001963)).toBe('0.0001963');
+    expect(formatScore(0.00001)).toBe('1e-05');
+    expect(formatScore(9999.7)).toBe('1e+04');
+    expect(formatScore(1234)).toBe('1234');
   });
   it('shows a dash for missing or non-finite scores', () => {
     expect(formatScore(null)).toBe('—');
@@ -39,8 +43,8 @@ describe('formatScore', () => {
 });
 
 describe('formatParams', () => {
-  it('lists parameters sorted by name', () => {
-    expect(formatParams({ optimizer: 'adam', lr: 0.001, layers: 2 })).toBe('layers=2, lr=0.001, optimizer=adam');
+  it('lists parameters in the order the server sends them (the spec\'s)', () => {
+    expect(formatParams({ optimizer: 'adam', lr: 0.001, layers: 2 })).toBe('optimizer=adam, lr=0.001, layers=2');
   });
   it('writes non-scalar values as JSON', () => {
     expect(formatParam([1, 2])).toBe('[1,2]');

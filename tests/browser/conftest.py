@@ -99,6 +99,16 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
         ) from None
 
 
+def end_process(process: subprocess.Popen[bytes]) -> None:
+    """Ends a server: asked first, killed if it has not ended within 20 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 # Module scope: Playwright's sync API keeps an event loop running in the main thread while it
 # is open, which later asyncio-based tests (the route tests) cannot share.
 @pytest.fixture(scope="module")
@@ -131,12 +141,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         _wait_until_up(f"{url}/api/status?token={token}", process, log)
         yield LabServer(url, token, root, store)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        end_process(process)
         ARTIFACTS.mkdir(exist_ok=True)
         shutil.copy(log, ARTIFACTS / "lab-server.log")
 

@@ -59,7 +59,8 @@ def test_curves_say_what_they_wait_for_until_a_value_is_reported():
 def test_a_contour_over_a_categorical_parameter_is_drawn_as_cells_and_log_ticks_in_one_format():
     from hpnb.core.analysis import contour_data
     from hpnb.core.space import CategoricalParameter, FloatParameter, SearchSpace
-    from hpnb.jupyter.dashboard.insight_figures import LOG_TICKS, make_contour_figure, update_contour
+    from hpnb.jupyter.dashboard.insight_figures import make_contour_figure, update_contour
+    from hpnb.jupyter.dashboard.look import LOG_TICKS
     from tests.core.analysis.records import trial
 
     space = SearchSpace((CategoricalParameter("kernel", ("rbf", "poly", "sigmoid")),

@@ -411,3 +411,17 @@ def test_the_history_runs_by_end_time_when_asked(tmp_path: Path) -> None:
     xaxis = history.plot_layout["xaxis"]
     assert xaxis["type"] == "linear" and xaxis["title"]["text"] == "trial"
     model.close()
+
+
+def test_an_exploit_is_a_short_link_at_its_step_and_the_colour_bar_names_the_metric() -> None:
+    from hpnb.jupyter.dashboard import figures
+
+    events = [{"kind": "pause", "data": {"trial": 1}},
+              {"kind": "exploit",
+               "data": {"member": 2, "step": 20, "donor": 0, "donor_step": 20, "params": {}}}]
+    assert figures.exploit_links(events) == [(20.0, 0.0, 20.0, 2.0)]  # at step 20, not from step 1 to 40
+    fig = figures.make_lineage_figure()
+    figures.update_lineage(fig, [(1.0, 0.0, 0.9), (20.0, 0.0, 0.95), (21.0, 2.0, 0.95)],
+                           figures.exploit_links(events), "accuracy")
+    assert fig.data[0]["marker"]["colorbar"]["title"]["text"] == "accuracy"
+    assert fig.plot_layout["legend"]["orientation"] == "h"  # above the plot, clear of the colour bar

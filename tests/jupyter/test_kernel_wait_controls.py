@@ -46,12 +46,16 @@ def kernel(tmp_path_factory: pytest.TempPathFactory):
     session.close()
 
 
-def _trials(home: Path) -> dict[int, str]:
+def _states(home: Path, name: str) -> dict[int, str]:
     try:
-        search = hpnb.load("waited", store=home / "hpnb.sqlite")
+        search = hpnb.load(name, store=home / "hpnb.sqlite")
     except Exception:
         return {}
     return {t.trial_id: t.state for t in search.store.trials(search.experiment_id)}
+
+
+def _trials(home: Path) -> dict[int, str]:
+    return _states(home, "waited")
 
 
 def test_controls_act_while_the_cell_waits_and_extend_continues_it_after(kernel: KernelSession):
@@ -88,3 +92,21 @@ def test_controls_act_while_the_cell_waits_and_extend_continues_it_after(kernel:
     kernel.click(extend)  # after the cell ended: the same kernel runs one more trial
     wait_until(lambda: len(_trials(home)) == 3 and _trials(home)[2] == "COMPLETED", 60, "the extended trial")
     assert kernel.run("print(waited.record.budget)").strip() == "3"
+
+
+def test_a_click_goes_ahead_of_requests_that_wait_for_the_cell(kernel: KernelSession):
+    """A front end also sends requests of its own while a cell waits (JupyterLab: history,
+    kernel_info); they wait for the cell, and the widget messages after them do not."""
+    home = kernel.home  # type: ignore[attr-defined]
+    msg_id = kernel.client.execute(CELL.replace("--name waited", "--name ahead --overwrite"))
+    wait_until(lambda: "RUNNING" in _states(home, "ahead").values(), message="a running trial")
+    kernel.client.kernel_info()  # answered after the cell
+    kernel.client.history(hist_access_type="tail", n=1)
+    stop = kernel.button("Stop search")
+    kernel.click(stop)
+    wait_until(lambda: _states(home, "ahead") and "RUNNING" not in _states(home, "ahead").values(),
+               message="the search stopped while its cell waits")
+    replies = [kernel.client.get_shell_msg(timeout=120)]
+    while replies[-1]["parent_header"].get("msg_id") != msg_id:
+        replies.append(kernel.client.get_shell_msg(timeout=120))
+    assert kernel.run("print(ahead.state)").strip() == "STOPPED"

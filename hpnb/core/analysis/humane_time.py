@@ -86,15 +86,17 @@ def _largest_unit(seconds: float) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """A length of time in its two largest units: ``0.4 s``, ``12 s``, ``1 min 20 s``,
+    """A length of time in its two largest units: ``420 ms``, ``1.5 s``, ``12 s``, ``1 min 20 s``,
     ``2 h 5 min``, ``3 d 4 h``; ``-`` when missing, negative or not finite.
 
     Example:
-        >>> [duration(s) for s in (0.42, 12.3, 3600, 7500, 273_600)]
-        ['0.4 s', '12 s', '1 h', '2 h 5 min', '3 d 4 h']
+        >>> [duration(s) for s in (0.0042, 0.42, 12.3, 3600, 7500, 273_600)]
+        ['4 ms', '420 ms', '12 s', '1 h', '2 h 5 min', '3 d 4 h']
     """
     if seconds is None or not math.isfinite(seconds) or seconds < 0:
         return MISSING
+    if seconds < 0.9995:  # "0.0 s" says nothing of a fast trial
+        return f"{seconds * 1000:.0f} ms"
     if seconds < 10:
         return f"{seconds:.1f} s"
     whole = round(seconds)

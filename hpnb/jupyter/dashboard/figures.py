@@ -15,17 +15,18 @@ from typing import Any
 from hpnb.jupyter.dashboard.axes import Axis, ParallelCoordinates
 from hpnb.jupyter.dashboard.data import CURVE_GROUPS, CurveGroup
 from hpnb.jupyter.dashboard.insight_figures import integer_axis, title
+from hpnb.jupyter.dashboard.look import COLORS
 from hpnb.jupyter.dashboard.pareto import ParetoGroup, ParetoPlot
 from hpnb.jupyter.dashboard.plot import Plot
 from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
 
 #: line style of each curve group: (colour, width, opacity).
 CURVE_STYLES: dict[str, tuple[str, float, float]] = {
-    "faded": ("#9e9e9e", 1.0, 0.35),
-    "completed": ("#4c78a8", 1.2, 0.55),
-    "running": ("#f58518", 2.2, 1.0),
-    "best": ("#2ca02c", 3.5, 1.0),
-    "selected": ("#d62728", 3.5, 1.0),
+    "faded": (COLORS["faded"], 1.0, 0.35),
+    "completed": (COLORS["completed"], 1.2, 0.55),
+    "running": (COLORS["running"], 2.2, 1.0),
+    "best": (COLORS["best"], 3.5, 1.0),
+    "selected": (COLORS["selected"], 3.5, 1.0),
 }
 _LEGEND = {"faded": "stopped / failed", "completed": "completed", "running": "running",
            "best": "best", "selected": "selected"}
@@ -62,7 +63,7 @@ def update_curves(fig: Plot, groups: Mapping[str, CurveGroup], metric: str, best
 #: Viridis, dark to bright; the best scores are drawn brightest whatever the mode.
 VIRIDIS = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725")
 COLOUR_SCALE = [[i / (len(VIRIDIS) - 1), colour] for i, colour in enumerate(VIRIDIS)]
-SELECTED = "#d62728"
+SELECTED = COLORS["selected"]
 
 
 def _dimension(axis: Axis) -> dict[str, Any]:
@@ -110,13 +111,34 @@ def update_parcoords(fig: Plot, coords: ParallelCoordinates, selected: int | Non
 
 
 def make_lineage_figure() -> Plot:
-    """The PBT view: one marker per (member, step), coloured by score; exploits as lines."""
-    return Plot(layout={"height": _HEIGHT, "margin": {"l": 60, "r": 10, "t": 30, "b": 40},
+    """The PBT view: one marker per (member, step), coloured by score; exploits as lines. The legend
+    sits above the plot, clear of the colour bar."""
+    return Plot(layout={"height": _HEIGHT, "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
+                        "legend": {"orientation": "h", "y": 1.14, "x": 0},
                         "xaxis": {"title": title("step")}, "yaxis": {"title": title("member (trial)")}})
 
 
+def exploit_links(events: Sequence[Mapping[str, Any]]) -> list[tuple[float, float, float, float]]:
+    """Each recorded exploit as a short link where it happened: from the donor's line at the step
+    it was copied from to the member's line at the step it exploited (donor step, donor, step,
+    member)."""
+    links = []
+    for event in events:
+        found = event.get("data") or {}
+        if event.get("kind") != "exploit" or not isinstance(found, Mapping):
+            continue
+        try:
+            step = float(found["step"])
+            copied = found.get("donor_step")
+            donor_step = step if copied is None else float(copied)
+            links.append((donor_step, float(found["donor"]), step, float(found["member"])))
+        except (KeyError, TypeError, ValueError):  # an older record without the fields
+            continue
+    return links
+
+
 def update_lineage(fig: Plot, points: Sequence[tuple[float, float, float]],
-                   exploits: Sequence[tuple[float, float, float, float]]) -> None:
+                   exploits: Sequence[tuple[float, float, float, float]], metric: str = "score") -> None:
     """``points``: (step, member, score); ``exploits``: (step, from member, step, to member)."""
     xs: list[float | None] = []
     ys: list[float | None] = []
@@ -126,9 +148,9 @@ def update_lineage(fig: Plot, points: Sequence[tuple[float, float, float]],
     steps, members = [p[0] for p in points], [p[1] for p in points]
     markers = {"type": "scatter", "mode": "markers", "name": "member", "x": steps, "y": members,
                "marker": {"color": [p[2] for p in points], "colorscale": "Viridis", "showscale": True,
-                          "size": 7}}
+                          "size": 7, "colorbar": {"title": {"text": metric, "side": "right"}}}}
     lines = {"type": "scatter", "mode": "lines", "name": "exploit", "x": xs, "y": ys,
-             "line": {"color": "#d62728", "width": 1}}
+             "line": {"color": COLORS["selected"], "width": 1}}
     if not points:
         fig.show([], waiting_layout("waiting for the members' first reported values"))
         return
@@ -138,7 +160,7 @@ def update_lineage(fig: Plot, points: Sequence[tuple[float, float, float]],
 
 
 #: colours of the Pareto plot: the front, the other ranks (faded).
-FRONT, OTHER_RANKS = "#2ca02c", "#9e9e9e"
+FRONT, OTHER_RANKS = COLORS["best"], COLORS["faded"]
 
 
 def make_pareto_figure() -> Plot:

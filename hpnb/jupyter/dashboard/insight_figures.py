@@ -16,15 +16,15 @@ from hpnb.core.analysis.slices import Axis, ContourData
 from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.axes import integer_step
 from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
+from hpnb.jupyter.dashboard.look import COLORS, LOG_SUFFIX, LOG_TICKS
 from hpnb.jupyter.dashboard.plot import Plot
 from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
 
 _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}
-STATE_COLORS = {TrialState.COMPLETED.value: "#4c78a8", TrialState.STOPPED.value: "#9e9e9e"}
-SELECTED = "#d62728"
-#: tick labels of a log axis: one format for every tick (plotly mixes "100µ" and "0.001").
-LOG_TICKS = ".2~e"
+#: markers of the history by the trial's state.
+STATE_COLORS = {TrialState.COMPLETED.value: COLORS["completed"], TrialState.STOPPED.value: COLORS["faded"]}
+SELECTED = COLORS["selected"]
 
 
 def title(text: str) -> dict[str, str]:
@@ -66,11 +66,12 @@ def update_history(fig: Plot, plot: HistoryPlot, metric: str, selected: int | No
 
     chosen = [(x, y) for x, y, t in zip(plot.x, plot.scores, plot.trial_ids) if t == selected]
     label = metric if plot.shown == plot.total else f"{metric} ({plot.shown} of {plot.total} trials shown)"
+    colors = [STATE_COLORS.get(state, COLORS["completed"]) for state in plot.states]
     markers = {"type": "scatter", "mode": "markers", "name": "trial", "x": shown(plot.x), "y": plot.scores,
                "text": plot.hover, "hovertemplate": "%{text}<br>%{y:.4g}<extra></extra>",
-               "marker": {"size": 6, "color": [STATE_COLORS.get(state, "#4c78a8") for state in plot.states]}}
+               "marker": {"size": 6, "color": colors}}
     best = {"type": "scatter", "mode": "lines", "name": "best so far", "x": shown(plot.best_x),
-            "y": plot.best_y, "line": {"color": "#2ca02c", "width": 2.5, "shape": "hv"}}
+            "y": plot.best_y, "line": {"color": COLORS["best"], "width": 2.5, "shape": "hv"}}
     mark = {"type": "scatter", "mode": "markers", "name": "selected", "x": shown([c[0] for c in chosen]),
             "y": [c[1] for c in chosen],
             "marker": {"size": 12, "color": SELECTED, "symbol": "circle-open", "line": {"width": 3}}}
@@ -88,7 +89,7 @@ def make_importance_figure() -> Plot:
 def update_importance(fig: Plot, importance: Mapping[str, float], heading: str) -> None:
     names = list(importance)[::-1]  # the most important on top
     bars = {"type": "bar", "orientation": "h", "x": [importance[name] for name in names], "y": names,
-            "marker": {"color": "#4c78a8"}, "hovertemplate": "%{y}: %{x:.3f}<extra></extra>"}
+            "marker": {"color": COLORS["completed"]}, "hovertemplate": "%{y}: %{x:.3f}<extra></extra>"}
     xaxis = {"range": [0, max(1e-9, *importance.values()) * 1.05]} if importance else {}
     fig.show([bars], {"title": title(heading), "xaxis": xaxis})
 
@@ -138,7 +139,7 @@ def update_slice(fig: Plot, plot: SlicePlot, metric: str, selected: int | None) 
             "y": [c[1] for c in chosen],
             "marker": {"size": 13, "color": SELECTED, "symbol": "circle-open", "line": {"width": 3}}}
     xaxis = {**_parameter_axis(plot.kind, plot.log, plot.x, plot.categories),
-             "title": title(plot.name + (" (log)" if plot.log else ""))}
+             "title": title(plot.name + (LOG_SUFFIX if plot.log else ""))}
     if not plot.y:
         fig.show([], waiting_layout(f"waiting for the first trial to finish with a score for {plot.name}"))
         return
@@ -151,7 +152,7 @@ def make_contour_figure() -> Plot:
 
 
 def _contour_axis(axis: Axis, positions: Sequence[float]) -> dict[str, Any]:
-    named = title(axis.name + (" (log)" if axis.log else ""))
+    named = title(axis.name + (LOG_SUFFIX if axis.log else ""))
     if axis.kind == "categorical":
         ticks = list(range(len(axis.choices)))
         return {"type": "linear", "tickmode": "array", "tickvals": ticks,

@@ -302,7 +302,8 @@ class InsightTabs:
 
     def _lineage(self, view: View) -> None:
         lineage = data.lineage(self.model.curves, view.trials, view.header.metric)
-        figures.update_lineage(self.figure(LINEAGE), lineage.points, lineage.exploits)
+        figures.update_lineage(self.figure(LINEAGE), lineage.points,
+                               figures.exploit_links(view.events) or lineage.exploits, view.header.metric)
 
     def close(self) -> None:
         self._analysis.close()

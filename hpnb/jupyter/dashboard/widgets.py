@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,19 +17,19 @@ import ipywidgets as widgets
 
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.objectives import Objective
+from hpnb.core.store.records import TrialRecord
+from hpnb.core.summary import trial_state
 from hpnb.core.trial import ExperimentState
 from hpnb.jupyter.dashboard import data, pareto, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
 from hpnb.jupyter.dashboard.event_words import event_text
+from hpnb.jupyter.dashboard.look import STATE_COLORS
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.table_widget import TrialTable
 from hpnb.jupyter.dashboard.tabs import InsightTabs
 
-_STATE_COLORS = {ExperimentState.RUNNING: "#f58518", ExperimentState.COMPLETED: "#2ca02c",
-                 ExperimentState.STOPPED: "#7f7f7f", ExperimentState.FAILED: "#d62728",
-                 ExperimentState.INTERRUPTED: "#9467bd", ExperimentState.CREATED: "#4c78a8"}
 EVENTS_SHOWN = 5
 
 
@@ -49,7 +50,7 @@ def _goal(header: data.Header) -> str:
 
 
 def title_html(header: data.Header) -> str:
-    color = _STATE_COLORS[ExperimentState(header.state)]
+    color = STATE_COLORS.get(header.state, "#333")
     best = ("best: —" if header.best_value is None else
             f"best {html.escape(header.metric)} <b>{data.format_value(header.best_value)}</b> "
             f"(trial {header.best_trial}: {html.escape(data.format_params(header.best_params))})")
@@ -69,10 +70,21 @@ def message_html(message: str | None, lines: int = 3, width: int = 300) -> str:
     return f"<br><span style='color:#8c564b'>{html.escape(shown).replace(chr(10), '<br>')}</span>"
 
 
-def counts_html(header: data.Header) -> str:
-    return (f"{header.done}/{header.budget} done &middot; {header.running} running &middot; "
-            f"{header.failed} failed &middot; {header.stopped} stopped &middot; "
-            f"elapsed {duration(header.elapsed)} &middot; ETA {duration(header.eta)}")
+#: the states the counts line always names; the others only when some trial is in them.
+ALWAYS_COUNTED = ("RUNNING", "FAILED", "STOPPED")
+COUNTED = ("RUNNING", "PENDING", "PAUSED", "INTERRUPTED", "FAILED", "STOPPED")
+
+
+def counts_html(header: data.Header, trials: Sequence[TrialRecord] = ()) -> str:
+    """Done of the budget, then how many trials are in each state (every state some trial is in),
+    elapsed time and ETA."""
+    search = ExperimentState(header.state)
+    states = Counter(trial_state(t, search) for t in trials)
+    if not trials:
+        states.update({"RUNNING": header.running, "FAILED": header.failed, "STOPPED": header.stopped})
+    parts = [f"{states[s]} {s.lower()}" for s in COUNTED if s in ALWAYS_COUNTED or states[s]]
+    return " &middot; ".join([f"{header.done}/{header.budget} done", *parts,
+                              f"elapsed {duration(header.elapsed)}", f"ETA {duration(header.eta)}"])
 
 
 def failures_html(failed: Sequence[data.Failure]) -> str:
@@ -151,7 +163,7 @@ class DashboardWidgets:
         self.title.value = title_html(header)
         self.progress.max = max(1, header.budget)
         self.progress.value = min(header.done, self.progress.max)
-        self.counts.value = counts_html(header)
+        self.counts.value = counts_html(header, view.trials)
         self.events.value = events_html(view.events)
         self.failures.value = failures_html(view.failures)
         self.render_table()

@@ -44,7 +44,8 @@ def test_relative_time(ago, text):
 
 
 @pytest.mark.parametrize(("seconds", "text"), [
-    (0.0, "0.0 s"), (0.42, "0.4 s"), (9.94, "9.9 s"), (12.3, "12 s"), (59.6, "1 min"), (80, "1 min 20 s"),
+    (0.0, "0 ms"), (0.0042, "4 ms"), (0.42, "420 ms"), (0.9996, "1.0 s"),
+    (9.94, "9.9 s"), (12.3, "12 s"), (59.6, "1 min"), (80, "1 min 20 s"),
     (3600, "1 h"), (3725, "1 h 2 min"), (7500, "2 h 5 min"), (90000, "1 d 1 h"), (-1, "-"),
 ])
 def test_duration_in_its_two_largest_units(seconds, text):

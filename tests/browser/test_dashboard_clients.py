@@ -1,0 +1,234 @@
+"""The dashboard as a newcomer meets it, in JupyterLab and in Notebook 7 (headless Chromium): a
+``--wait`` search cell as the demo notebooks run it. While the cell waits, a click on a running
+trial's row shows its log and Stop stops it; after the cell ended, Extend by runs more trials in
+the same kernel. Every plot tab draws; no control label is cut at 800, 1,000 or 1,400 px; the
+history's metric axis spans its data.
+
+One server per front end for the module (the slow part); each test opens its own notebook.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hpnb.core.store import Store
+from tests.browser.conftest import ARTIFACTS, LabServer, _quiet_lab_settings, _wait_until_up, end_process
+from tests.browser.test_dashboard_e2e import PageLog, shut_down_kernels_of, wait_until, write_notebook
+from tests.runner.processes import free_port
+
+pytestmark = pytest.mark.slow
+
+OBJECTIVE = '''import time
+
+import hpnb
+
+
+def train(x, steps=3000):
+    print(f"training with x={x:.3f}")
+    for step in range(steps):
+        hpnb.report(step=step, accuracy=0.9 + 0.05 * x * step / steps)
+        time.sleep(0.1)
+    return {"accuracy": 0.9 + 0.05 * x}'''
+
+SEARCH = """%%hpsearch train --name {name} --trials 3 --wait
+metric: accuracy
+mode: max
+seed: 0
+parameters:
+  x: {{min: 0.0, max: 1.0}}
+resources: {{cluster: local, workers: 2}}"""
+
+WIDTHS = (800, 1000, 1400)
+#: the notebook toolbar's kernel indicator once the kernel is idle (JupyterLab and Notebook 7).
+IDLE = '.jp-Notebook-ExecutionIndicator[data-status="idle"]'
+
+
+@dataclass(frozen=True)
+class Server:
+    """A Jupyter server of one front end: where it is, its root, its HPNB_HOME and the path of its
+    notebook pages (``lab/tree`` or ``notebooks``)."""
+
+    url: str
+    token: str
+    root: Path
+    home: Path
+    notebook_path: str
+    api = LabServer.api
+
+
+def _start(kind: str, base: Path) -> tuple[subprocess.Popen[bytes], Server, Path]:
+    root, home = base / "root", base / "hpnb-home"
+    root.mkdir()
+    home.mkdir()
+    _quiet_lab_settings(base / "settings")
+    token, port = secrets.token_hex(16), free_port()
+    env = dict(os.environ, HPNB_HOME=str(home), JUPYTER_CONFIG_DIR=str(base / "config"),
+               JUPYTER_RUNTIME_DIR=str(base / "runtime"), JUPYTERLAB_SETTINGS_DIR=str(base / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"))
+    module = "jupyterlab" if kind == "lab" else "notebook"
+    command = [sys.executable, "-m", module, "--no-browser", "--allow-root", "--ip=127.0.0.1",
+               f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={root}"]
+    log = base / f"{kind}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    return process, Server(url, token, root, home, "lab/tree" if kind == "lab" else "notebooks"), log
+
+
+@pytest.fixture(scope="module", params=["lab", "notebook7"])
+def server(request, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if request.param == "notebook7":
+        pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is in the test extra")
+    process, found, log = _start(request.param, tmp_path_factory.mktemp(request.param))
+    try:
+        _wait_until_up(f"{found.url}/api/status?token={found.token}", process, log)
+        yield found
+    finally:
+        end_process(process)
+
+
+def _open(browser, server: Server, name: str, width: int) -> tuple[object, object, PageLog]:
+    write_notebook(server.root / f"{name}.ipynb", [OBJECTIVE, "%load_ext hpnb", SEARCH.format(name=name)])
+    context = browser.new_context(viewport={"width": width, "height": 1400})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    log = PageLog(page)
+    # "Select Kernel", asked when the kernel takes long to start on a busy machine: the default one
+    page.add_locator_handler(page.locator(".jp-Dialog .jp-mod-accept"), lambda button: button.click())
+    page.goto(f"{server.url}/{server.notebook_path}/{name}.ipynb?token={server.token}")
+    page.wait_for_selector(".jp-Notebook .jp-Cell .cm-line")
+    idle = f"() => !!document.querySelector('{IDLE}') || /\\| Idle/.test(document.body.innerText)"
+    wait_until(page, log, idle, what="the kernel to be idle")
+    return context, page, log
+
+
+STARTED = "() => /\\[(\\*|1)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)"
+
+
+def _run_all(page, log: PageLog) -> None:
+    """Run All from the Run menu; sent again if no cell started (a Run All sent while the kernel
+    connects is lost)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(3):
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        try:
+            page.wait_for_function(STARTED, timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    wait_until(page, log, STARTED, what="the first cell to run")
+
+
+def _trials(home: Path, name: str) -> dict[int, str]:
+    path = home / "hpnb.sqlite"
+    if not path.exists():
+        return {}
+    with Store(path, readonly=True) as store:
+        found = store.find_experiment(name)
+        return {t.trial_id: t.state for t in store.trials(found.id)} if found else {}
+
+
+TRUNCATED = """() => [...document.querySelectorAll('.hpnb-controls button')]
+    .filter(b => b.offsetParent !== null && b.scrollWidth > b.clientWidth + 1).map(b => b.innerText)"""
+
+#: the history plot's y range and the scores it draws, or null before it is drawn.
+HISTORY_RANGE = """() => {
+    const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p => p.offsetParent !== null
+        && p._fullLayout && p.data && p.data.length && p.data[0].name === 'trial');
+    if (!plot) return null;
+    return {range: plot._fullLayout.yaxis.range, y: plot.data[0].y.filter(v => v !== null)};
+}"""
+
+
+PLOTS = ".js-plotly-plot .main-svg, .hpnb-pc svg"
+DRAWN = "node => node.getBoundingClientRect().height > 50 && node.offsetParent !== null"
+
+
+def _labels_fit(page, log: PageLog) -> None:
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 1400})
+        page.wait_for_timeout(300)  # the layout settles after the resize
+        assert page.evaluate(TRUNCATED) == [], f"labels cut at {width} px"
+
+
+def _every_tab_draws(page, log: PageLog, dashboard) -> None:
+    tabs = dashboard.locator(".hpnb-plot-selector .widget-toggle-button")
+    for index in range(tabs.count()):
+        tabs.nth(index).click()
+        wait_until(page, log, f"() => [...document.querySelectorAll('{PLOTS}')].some({DRAWN})",
+                   what=f"tab {tabs.nth(index).inner_text()} to draw")
+
+
+def _stop_search(page, log: PageLog, dashboard, state: str) -> None:
+    page.wait_for_function("(b) => !b.disabled", arg=dashboard.locator("button", has_text="Stop search")
+                           .element_handle())
+    dashboard.locator("button", has_text="Stop search").click()
+    ended = f"node => /\\b{state}\\b/.test(node.innerText) && node.innerText.includes('newcomer')"
+    wait_until(page, log, f"() => [...document.querySelectorAll('.widget-html')].some({ended})",
+               what=f"the search to read {state}")
+
+
+def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(browser, server: Server) -> None:
+    name = "newcomer"
+    context, page, log = _open(browser, server, name, 1400)
+    try:
+        _run_all(page, log)
+        dashboard = page.locator(".jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
+        wait_until(page, log, "() => [...document.querySelectorAll('.hpnb-table tbody tr')]"
+                   ".some(row => row.innerText.includes('RUNNING'))", what="a running trial in the table")
+        row = dashboard.locator(".hpnb-table tbody tr", has_text="RUNNING").first
+        trial = int(row.get_attribute("data-trial"))
+        row.click()
+        # the log panel names the trial and its state (what it printed is kept when it ends)
+        shown = ("[...document.querySelectorAll('.widget-html')]"
+                 f".some(n => /trial {trial} \\W+ RUNNING/.test(n.innerText))")
+        waiting = "/\\*/.test(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')[2].innerText)"
+        wait_until(page, log, f"() => !({waiting}) || ({shown})", what="the log or the cell's end")
+        assert page.evaluate(f"() => {waiting}"), "the log came only after the cell ended"
+        stop = dashboard.locator(".hpnb-controls button", has_text=re.compile(r"^\s*Stop\s*$"))
+        page.wait_for_function("(b) => !b.disabled", arg=stop.element_handle())
+        stop.click()
+        stopped = f"() => [...document.querySelectorAll('.hpnb-table tbody tr[data-trial=\"{trial}\"]')]"
+        wait_until(page, log, stopped + ".some(row => row.innerText.includes('STOPPED'))",
+                   what="the stopped trial")
+        _labels_fit(page, log)
+        _stop_search(page, log, dashboard, "STOPPED")  # the cell ends
+        dashboard = page.locator(".jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
+        extend = dashboard.locator(".hpnb-controls button", has_text="Extend by")
+        page.wait_for_function("(b) => !b.disabled", arg=extend.element_handle())
+        numbers = dashboard.locator(".hpnb-controls input[type=number]")
+        numbers.first.fill("1")
+        numbers.first.press("Enter")
+        assert numbers.nth(1).input_value() == "2"  # Set parallel shows the two workers in use
+        extend.click()  # after the cell ended: the same kernel runs it again
+        wait_until(page, log, "() => /\\d+\\/4 done/.test(document.body.innerText)", what="the budget of 4")
+        wait_until(page, log, "() => [...document.querySelectorAll('.hpnb-table tbody tr')]"
+                   ".some(row => row.innerText.includes('RUNNING'))", what="a trial running again")
+        _stop_search(page, log, dashboard, "STOPPED")
+        assert "RUNNING" not in _trials(server.home, name).values()
+        _every_tab_draws(page, log, dashboard)
+        dashboard.locator(".hpnb-plot-selector .widget-toggle-button", has_text="History").click()
+        drawn = wait_until(page, log, f"() => ({HISTORY_RANGE})()", what="the history plot")
+        low, high = drawn["range"]
+        span = max(drawn["y"]) - min(drawn["y"])
+        assert low <= min(drawn["y"]) and high >= max(drawn["y"]) and high <= 1.0
+        assert (high - low) - span <= max(0.2 * span, 0.05)  # not 0-1.8 around accuracies near 0.95
+        errors = [line for line in log.problems() if "hpnb" in line or "model not found" in line]
+        assert not errors, str(log)
+    finally:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"dashboard-{server.notebook_path.replace('/', '-')}.png"))
+        context.close()
+        shut_down_kernels_of(server, f"{name}.ipynb")

@@ -1,0 +1,44 @@
+"""The trials table and counts line as a newcomer reads them: tied scores share a rank and say so,
+a running trial's score is marked partial and ranked after the finished ones, fast trials' durations
+in milliseconds, and every state some trial is in is counted (paused too)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hpnb.jupyter.dashboard.data import Header
+from hpnb.jupyter.dashboard.table import table_page
+from hpnb.jupyter.dashboard.widgets import counts_html
+from tests.core.analysis.records import trial
+
+NOW = 100.0
+
+
+def _rows(trials, **kwargs):
+    page = table_page(trials, "max", "RUNNING", [], "accuracy", now=NOW, **kwargs)
+    return [dict(zip([label for _, label in page.columns], row)) for row in page.rows]
+
+
+def test_tied_scores_share_a_rank_and_a_running_trials_partial_score_ranks_after_the_finished():
+    trials = [trial(0, 0.9685), trial(1, 0.9685), trial(2, 0.95), trial(3, 0.99, state="RUNNING"),
+              trial(4, 0.9685), trial(5, None, state="PENDING")]
+    rows = _rows(trials)
+    assert [(r["trial"], r["rank"]) for r in rows] == [
+        ("0", "1 (tied)"), ("1", "1 (tied)"), ("4", "1 (tied)"), ("2", "4"), ("3", "5"), ("5", "")]
+    assert rows[4]["accuracy"] == "0.99 (partial)" and rows[0]["accuracy"] == "0.9685"
+
+
+def test_a_trial_under_a_second_shows_milliseconds():
+    rows = _rows([trial(0, 0.5, start=10.0, end=10.042)])
+    assert rows[0]["duration"] == "42 ms"
+
+
+def test_the_counts_name_paused_and_pending_trials_beside_running_failed_and_stopped():
+    trials = [trial(0, 0.9), trial(1, None, state="PAUSED"), trial(2, None, state="RUNNING"),
+              trial(3, None, state="STOPPED"), trial(4, None, state="PENDING")]
+    header = Header("s", "random", "accuracy", "max", "RUNNING", budget=17, done=2, running=1, completed=1,
+                    failed=0, stopped=1, elapsed=12.0, eta=30.0, best_value=0.9, best_trial=0)
+    text = counts_html(header, trials)
+    assert text.startswith("2/17 done &middot; 1 running &middot; 1 pending &middot; 1 paused &middot; "
+                           "0 failed &middot; 1 stopped")
+    assert "paused" not in counts_html(header, [replace(trials[1], state="COMPLETED")])
