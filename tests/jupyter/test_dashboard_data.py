@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,9 @@ import pytest
 from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
 from hpnb.core.store import ResultRow, Store
 from hpnb.jupyter.dashboard import data, static
-from hpnb.jupyter.dashboard.axes import parallel_coordinates
 from hpnb.jupyter.dashboard.model import DashboardModel
+from hpnb.views.axes import parameter_axis
+from hpnb.views.parcoords import parallel_coordinates
 
 SPACE = SearchSpace((
     FloatParameter("lr", "logUniform", low=1e-4, high=1e-1),
@@ -197,6 +199,13 @@ def test_parallel_coordinates_without_a_space_infer_axes_from_the_values(store: 
     assert [axis.label for axis in coords.axes] == ["lr", "optimizer", "loss"]  # constant ones dropped
     assert coords.axes[1].ticktext == ["adam", "sgd"]
     assert coords.reverse_scale is False
+
+
+def test_a_category_the_spec_does_not_list_gets_a_tick_after_its_choices() -> None:
+    axis = parameter_axis(CategoricalParameter("optimizer", ("sgd", "adam")), ["adam", "rms", None, "sgd"])
+
+    assert axis.ticktext == ["sgd", "adam", "rms"]
+    assert axis.values[:2] == [1.0, 2.0] and math.isnan(axis.values[2]) and axis.values[3] == 0.0
 
 
 def test_lineage_links_a_member_to_the_trial_it_was_copied_from(store: Store) -> None:

@@ -19,10 +19,12 @@ from hpnb.core.spec import parse_spec
 from hpnb.core.store import ResultRow, Store, TrialRecord
 from hpnb.core.summary import pareto_ranks, ranked, summarize
 from hpnb.jupyter.dashboard import data, pareto, static, table
-from hpnb.jupyter.dashboard.axes import parallel_coordinates
 from hpnb.jupyter.dashboard.copy_cell import trial_cell_code
 from hpnb.jupyter.dashboard.model import DashboardModel
 from hpnb.jupyter.dashboard.widgets import title_html
+from hpnb.views.parcoords import parallel_coordinates
+from hpnb.views.ranking import rank_trials
+from hpnb.views.sampling import parcoords_sample
 from tests.runner.two_objectives import goals
 
 OBJECTIVES = (Objective("val_loss", "min"), Objective("latency_ms", "min"))
@@ -203,7 +205,7 @@ def test_any_pair_of_three_objectives_is_drawn_with_the_rank_over_all_three(tmp_
 def test_parallel_coordinates_get_an_axis_per_objective_coloured_by_pareto_rank(two) -> None:
     _, _, trials = two
 
-    coords = parallel_coordinates(SPACE, trials, "val_loss", "min", OBJECTIVES)
+    coords = parallel_coordinates(SPACE, trials, "val_loss", OBJECTIVES)
 
     assert [axis.label for axis in coords.axes] == ["width", "depth", "val_loss (min)", "latency_ms (min)"]
     ranks = pareto_ranks(trials, OBJECTIVES)
@@ -214,10 +216,11 @@ def test_parallel_coordinates_get_an_axis_per_objective_coloured_by_pareto_rank(
 
 def test_a_sample_of_parallel_coordinates_keeps_the_searchs_ranks(two) -> None:
     _, _, trials = two
-    sample = pareto.front_sample(trials, OBJECTIVES, best=3, sample=2, selected=7)
+    ranking = rank_trials(trials, OBJECTIVES)
+    sample = parcoords_sample(trials, ranking, best=3, sample=2, selected=7)
     ranks = pareto_ranks(trials, OBJECTIVES)
 
-    coords = parallel_coordinates(SPACE, sample.trials, "val_loss", "min", OBJECTIVES, ranks)
+    coords = parallel_coordinates(SPACE, sample.trials, "val_loss", ranking)
 
     assert [t.trial_id for t in sample.trials[:3]] == [t.trial_id for t in ranked(trials, OBJECTIVES)[:3]]
     assert 7 in coords.trial_ids and (sample.best, sample.sampled, sample.scored) == (3, 2, 9)
@@ -421,7 +424,7 @@ def test_a_large_search_with_two_objectives_sends_bounded_views(tmp_path: Path) 
         trials = store.trials(store.experiment("two").id)
 
     plot = pareto.pareto_plot(trials, OBJECTIVES)
-    sample = pareto.front_sample(trials, OBJECTIVES)
+    sample = parcoords_sample(trials, OBJECTIVES)
     page = table.table_page(trials, "min", "COMPLETED", ["width", "depth"], "val_loss", now=2000.0,
                             objectives=OBJECTIVES)
 

@@ -22,11 +22,12 @@ from hpnb.core.spec import parse_spec
 from hpnb.core.store import ResultRow, Store, TrialRecord
 from hpnb.core.trial_output import TrialOutput
 from hpnb.jupyter.dashboard import data, figures, insight, table, trial_log
-from hpnb.jupyter.dashboard.axes import integer_ticks, parallel_coordinates
 from hpnb.jupyter.dashboard.copy_cell import best_cell_code
 from hpnb.jupyter.dashboard.model import ROWS_PER_UPDATE, DashboardModel
 from hpnb.jupyter.dashboard.throttle import Throttled
-from hpnb.jupyter.server.bounded import parcoords_sample
+from hpnb.views.axes import integer_ticks
+from hpnb.views.parcoords import parallel_coordinates, parcoords_trace
+from hpnb.views.sampling import parcoords_sample
 
 SPEC = {
     "metric": "loss", "mode": "min", "strategy": "random", "trials": 10,
@@ -168,13 +169,13 @@ def test_the_parallel_coordinates_mark_the_selected_trial_and_colour_the_best_br
     coords = parallel_coordinates(space, trials, "loss", "min")
     fig = figures.make_parcoords_figure()
 
-    figures.update_parcoords(fig, coords, selected=2)
+    figures.update_parcoords(fig, parcoords_trace(coords, selected=2))
 
     trace = fig.data[0]
     assert trace["selected"] == {"trial": 2, "index": 2}
     assert [dim["values"][2] for dim in trace["dimensions"]] == [3.0, 0.9]  # its values, where it points
     assert trace["line"]["color"] == [pytest.approx(0.5714, abs=1e-4), 1.0, 0.0]  # lowest loss brightest
-    figures.update_parcoords(fig, coords, selected=7)  # not drawn: no red line
+    figures.update_parcoords(fig, parcoords_trace(coords, selected=7))  # not drawn: no red line
     assert "selected" not in fig.data[0]
 
 

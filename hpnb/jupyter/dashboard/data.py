@@ -32,6 +32,8 @@ from hpnb.core.summary import (
     trial_state,
 )
 from hpnb.core.summary import trial_score as score
+from hpnb.views.columns import trial_duration
+from hpnb.views.sampling import Series
 
 FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
 
@@ -112,39 +114,6 @@ def format_params(params: dict[str, Any]) -> str:
 
 
 # -- curves ---------------------------------------------------------------------------------
-
-
-class Series:
-    """One curve, thinned as it grows: at most about ``2 * max_points`` points plus the latest.
-
-    When full, every other kept point is dropped and only every ``stride``-th new
-    report is kept, so a trial reporting a million steps costs the same to draw
-    as one reporting a thousand.
-    """
-
-    def __init__(self, max_points: int) -> None:
-        self.max_points = max_points
-        self.xs: list[float] = []
-        self.ys: list[float] = []
-        self.stride = 1
-        self._seen = 0
-        self.last: tuple[float, float] | None = None
-
-    def append(self, x: float, y: float) -> None:
-        self.last = (x, y)
-        if self._seen % self.stride == 0:
-            self.xs.append(x)
-            self.ys.append(y)
-            if len(self.xs) >= 2 * self.max_points:
-                self.xs, self.ys = self.xs[::2], self.ys[::2]
-                self.stride *= 2
-        self._seen += 1
-
-    def points(self) -> tuple[list[float], list[float]]:
-        """The kept points, always ending with the latest report."""
-        if self.last is None or (self.xs and self.xs[-1] == self.last[0] and self.ys[-1] == self.last[1]):
-            return list(self.xs), list(self.ys)
-        return [*self.xs, self.last[0]], [*self.ys, self.last[1]]
 
 
 class Curves:
@@ -263,14 +232,6 @@ class LeaderboardRow:
     #: non-domination rank (0: on the front; None without every value)
     values: dict[str, float] = field(default_factory=dict)
     pareto_rank: int | None = None
-
-
-def trial_duration(trial: TrialRecord, now: float) -> float | None:
-    """Seconds a trial ran (so far, while it runs); None if it never started."""
-    if trial.start is None:
-        return None
-    end = trial.end if trial.end is not None else now
-    return max(0.0, end - trial.start)
 
 
 def objective_values(trial: TrialRecord, objectives: Sequence[Objective]) -> dict[str, float]:

@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from hpnb.core.analysis.slices import Axis, ContourData
-from hpnb.jupyter.dashboard.axes import integer_step
 from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.plot import Plot
+from hpnb.views.axes import integer_step
 
 _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}

@@ -23,10 +23,8 @@ from dataclasses import dataclass, field
 from hpnb.core.analysis.pareto import MAX_POINTS, ParetoView, pareto_view
 from hpnb.core.objectives import Objective
 from hpnb.core.store.records import TrialRecord
-from hpnb.core.summary import ranked, trial_scores
+from hpnb.core.summary import trial_scores
 from hpnb.jupyter.dashboard.data import Header, format_value
-from hpnb.jupyter.dashboard.insight import even_sample
-from hpnb.jupyter.server.bounded import PARCOORDS_BEST, PARCOORDS_SAMPLE, ParcoordsSample
 
 #: how a note names the objective the history, curves, slices and contour follow.
 FIRST_OBJECTIVE = "first objective"
@@ -133,17 +131,3 @@ def pareto_plot(trials: Sequence[TrialRecord], objectives: Sequence[Objective], 
     where = _position(by_id.get(selected), objectives, view.x, view.y) if selected is not None else None
     return ParetoPlot(view.x, view.y, groups[0], groups[1], [p[0] for p in line], [p[1] for p in line],
                       "hv" if view.x.mode == "min" else "vh", where, len(view.points), view.scored)
-
-
-def front_sample(trials: Sequence[TrialRecord], objectives: Sequence[Objective], best: int = PARCOORDS_BEST,
-                 sample: int = PARCOORDS_SAMPLE, selected: int | None = None) -> ParcoordsSample:
-    """What parallel coordinates draw with several objectives: the ``best`` first trials of the
-    summary's order (Pareto rank, then crowding), an even ``sample`` of the others with every
-    value (by trial id, so it stays put between redraws), and the ``selected`` trial."""
-    scored = [t for t in ranked(trials, objectives) if trial_scores(t, objectives) is not None]
-    top = scored[:best]
-    rest = even_sample(sorted(scored[best:], key=lambda t: t.trial_id), sample)
-    chosen = top + rest
-    if selected is not None and all(t.trial_id != selected for t in chosen):
-        chosen += [t for t in scored if t.trial_id == selected]
-    return ParcoordsSample(chosen, len(scored), len(top), len(rest))

@@ -25,8 +25,9 @@ from typing import Any
 import anywidget
 import traitlets
 
-from hpnb.jupyter.dashboard.plotly_code import plotly_version, shared_plotly_code
+from hpnb.jupyter.dashboard.plotly_code import shared_plotly_code
 from hpnb.jupyter.dashboard.plotly_registry import with_plotly_registry
+from hpnb.views.plotly_js import plotly_version
 
 #: plotly.js options of every plot: no logo, no mode bar until hovered.
 CONFIG = {"displaylogo": False, "responsive": True}

@@ -26,15 +26,15 @@ from hpnb.core.analysis.history import optimization_history
 from hpnb.core.analysis.slices import parameter_slices
 from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import Objective
-from hpnb.core.summary import ExperimentState, pareto_ranks
+from hpnb.core.summary import ExperimentState
 from hpnb.jupyter.dashboard import data, figures, insight, insight_figures, pareto
 from hpnb.jupyter.dashboard.analysis_panels import CONTOUR, EVALUATOR_TITLES, IMPORTANCE, AnalysisPanels
-from hpnb.jupyter.dashboard.axes import parallel_coordinates
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.panels import DRAWING, PairSelector, note_html, set_visible
 from hpnb.jupyter.dashboard.plotly_code import shared_plotly_code
-from hpnb.jupyter.server.bounded import curve_trials, parcoords_sample
-from hpnb.jupyter.server.ranking import as_ranking
+from hpnb.views.parcoords import parcoords_view
+from hpnb.views.ranking import as_ranking
+from hpnb.views.sampling import curve_trials
 
 HISTORY, CURVES, PARCOORDS = "History", "Curves", "Parallel coordinates"
 SLICES, LINEAGE, PARETO = "Slices", "Lineage", "Pareto front"
@@ -275,17 +275,11 @@ class InsightTabs:
 
     def _parcoords(self, view: View) -> None:
         selected = self.selected()
-        header = view.header
-        if header.is_multi_objective:
-            sample = pareto.front_sample(view.trials, header.objectives, selected=selected)
-            coords = parallel_coordinates(self.model.space, sample.trials, header.metric, header.mode,
-                                          header.objectives, pareto_ranks(view.trials, header.objectives))
-        else:
-            sample = parcoords_sample(view.trials, header.mode, selected=selected)
-            coords = parallel_coordinates(self.model.space, sample.trials, header.metric, header.mode)
-        shown = f"the best {sample.best} and {sample.sampled} others of {sample.scored} trials"
-        self.notes[PARCOORDS].value = note_html(shown) if sample.scored > sample.best else ""
-        figures.update_parcoords(self.figure(PARCOORDS), coords, selected)
+        drawn = parcoords_view(self.model.space, view.trials, view.header.metric, view.header.ranking,
+                               selected)
+        shown = f"the best {drawn.best} and {drawn.sampled} others of {drawn.scored} trials"
+        self.notes[PARCOORDS].value = note_html(shown) if drawn.scored > drawn.best else ""
+        figures.update_parcoords(self.figure(PARCOORDS), drawn.trace)
 
     def _slices(self, view: View) -> None:
         space = self.model.space

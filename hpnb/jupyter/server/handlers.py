@@ -37,8 +37,7 @@ from tornado import web
 
 from hpnb.core.store import InvalidName, Store, StoreError, UnknownExperiment, UnknownTrial, validate_name
 from hpnb.core.trial_log import read_trial_log
-from hpnb.jupyter.server.ranking import search_ranking
-from hpnb.jupyter.server.trials_cache import trials_of
+from hpnb.jupyter.server.trials_cache import search_ranking, trials_of
 from hpnb.jupyter.server.views import experiment_json, result_json, search_state, trial_json
 
 T = TypeVar("T")

@@ -5,7 +5,8 @@ Routes (under ``/hpnb/api/experiments/NAME``):
                                                   objective values and Pareto rank
     GET history?order=trial|end                   the optimization history (thinned beyond 1,000)
     GET curves?trial=&points=                      curves of a few trials, thinned per trial
-    GET parcoords?trial=                           the best 1,000 trials plus a sample of the rest
+    GET parcoords?trial=                           the finished parallel coordinates: the best 1,000
+                                                   trials, a sample of the rest, the selected one
     GET importance?evaluator=fanova|ped-anova      parameter importance per objective, or why none
     GET pareto?x=&y=&trial=                        two objectives against each other, the front
                                                    (:mod:`hpnb.jupyter.server.pareto_route`)
@@ -29,13 +30,15 @@ from hpnb.core.analysis.history import ORDERS, Order, optimization_history
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
-from hpnb.core.summary import record_objectives, trial_score, trial_state
-from hpnb.jupyter.dashboard.data import trial_duration
+from hpnb.core.summary import record_objectives, trial_state
 from hpnb.jupyter.server import bounded
+from hpnb.jupyter.server.bounded import stored_space
 from hpnb.jupyter.server.handlers import MAX_PAGE, MAX_POSITION, HpnbHandler
-from hpnb.jupyter.server.ranking import search_ranking
-from hpnb.jupyter.server.trials_cache import kept_with_trials, trials_of
+from hpnb.jupyter.server.trials_cache import kept_with_trials, search_ranking, trials_of
 from hpnb.jupyter.server.views import search_state, trial_json
+from hpnb.views.columns import sort_key_names, sorted_trials, trial_duration
+from hpnb.views.parcoords import parcoords_view
+from hpnb.views.sampling import curve_trials, parcoords_sample
 
 #: the history sends every trial that set a new best and an even sample of the others, this many at most.
 MAX_HISTORY = 1000
@@ -77,9 +80,9 @@ class LeaderboardHandler(InsightHandler):
             ranking = search_ranking(store.path, record, trials)
             kinds = bounded.parameter_kinds(record, trials)
             names = sorted({n for t in trials for n in t.params})
-            allowed = bounded.sort_key_names(names, ranking.objectives)
+            allowed = sort_key_names(names, ranking.objectives)
             sort = self.choice_argument("sort", "rank", allowed) if raw_sort else "rank"
-            page = bounded.sorted_trials(trials, ranking, sort, order == "desc", now)[offset:offset + limit]
+            page = sorted_trials(trials, ranking, sort, order == "desc", now)[offset:offset + limit]
             rows = [{**trial_json(t, state), **ranking.row(t), "duration": trial_duration(t, now)}
                     for t in page]
             return {"rows": rows, "total": len(trials), "offset": offset, "limit": limit, "sort": sort,
@@ -121,7 +124,7 @@ class CurvesHandler(InsightHandler):
         def work(store: Store) -> dict[str, Any]:
             record = store.experiment(name)
             trials, state = trials_of(store, record), search_state(record)
-            chosen = bounded.curve_trials(trials, search_ranking(store.path, record, trials), state, selected)
+            chosen = curve_trials(trials, search_ranking(store.path, record, trials), state, selected)
             curves = []
             for trial in chosen:
                 xs, ys = bounded.thinned_curve(store.results(record.id, trial_id=trial.trial_id), points)
@@ -135,6 +138,10 @@ class CurvesHandler(InsightHandler):
 
 
 class ParcoordsHandler(InsightHandler):
+    """The finished parallel coordinates (:func:`hpnb.views.parcoords.parcoords_view`: the best
+    1,000 trials, a sample of the rest and the selected ``trial``), which the Lab only draws;
+    ``trace`` is null while no trial has every score."""
+
     @web.authenticated
     @authorized
     async def get(self, name: str) -> None:
@@ -145,14 +152,10 @@ class ParcoordsHandler(InsightHandler):
             record = store.experiment(name)
             trials = trials_of(store, record)
             ranking = search_ranking(store.path, record, trials)
-            sample = bounded.parcoords_sample(trials, ranking, selected=selected)
+            view = parcoords_view(stored_space(record), trials, record.metric, ranking, selected)
             return {"metric": record.metric, "mode": record.mode, "objectives": ranking.objectives_json(),
-                    "parameters": bounded.parameter_kinds(record, trials),
-                    "trials": [{"trial_id": t.trial_id, "params": t.params, "score": trial_score(t),
-                                "values": ranking.values(t), "pareto_rank": ranking.pareto.get(t.trial_id)}
-                               for t in sample.trials],
-                    "scored": sample.scored, "best": sample.best, "sampled": sample.sampled,
-                    "ranges": bounded.score_ranges(ranking)}
+                    "trace": view.trace if view.lines else None, "scored": view.scored, "best": view.best,
+                    "sampled": view.sampled}
 
         self.write_json(await self.in_store(work))
 
@@ -222,7 +225,7 @@ class SlicesHandler(InsightHandler):
             record = store.experiment(name)
             trials, space = trials_of(store, record), parse_spec(record.spec).space
             ranking = search_ranking(store.path, record, trials)
-            keep = {t.trial_id for t in bounded.parcoords_sample(trials, ranking, MAX_HISTORY // 2,
+            keep = {t.trial_id for t in parcoords_sample(trials, ranking, MAX_HISTORY // 2,
                                                                  MAX_HISTORY // 2).trials}
             slices = [bounded.slice_json(piece, keep) for piece in parameter_slices(trials, space)]
             body: dict[str, Any] = {"metric": record.metric, "mode": record.mode, "slices": slices,

@@ -27,8 +27,7 @@ from hpnb.core.objectives import Objective
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.summary import record_objectives, trial_scores
 from hpnb.jupyter.server.handlers import MAX_POSITION, HpnbHandler
-from hpnb.jupyter.server.ranking import search_ranking
-from hpnb.jupyter.server.trials_cache import trials_of
+from hpnb.jupyter.server.trials_cache import search_ranking, trials_of
 
 
 def checked_axis(raw: str | None, key: str, objectives: Sequence[Objective], name: str) -> str | None:

@@ -1,12 +1,11 @@
-"""The axes of the parallel-coordinates plot: one per free parameter, then the metric (one per
-objective when there are several).
+"""The parameters' axes of the parallel-coordinates plot, the same in the cell's dashboard and the Lab.
 
 Log-distributed parameters are drawn as ``log10`` of their values with tick
 labels at powers of ten; categorical parameters as the index of their choice
-with the choices as tick labels; integer parameters with ticks on integers only.
-The metric's axis and the colour scale span the scores drawn, nothing more. With several
-objectives the lines are coloured by their Pareto rank (the front brightest).
-Pure data: no plotly here.
+with the choices as tick labels (then any value seen that the spec does not list);
+integer parameters with ticks on integers only.
+A trial without a parameter (inactive under a ``when:``) is drawn on a slot below
+its axis. Pure data: no plotly here.
 
 Example:
     >>> from hpnb.core.space import FloatParameter
@@ -18,15 +17,12 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.core.objectives import Objective
 from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.store.records import TrialRecord
-from hpnb.core.summary import pareto_ranks, trial_scores
-from hpnb.jupyter.dashboard.data import score
 
 
 @dataclass(frozen=True)
@@ -38,22 +34,6 @@ class Axis:
     tickvals: list[float] | None = None
     ticktext: list[str] | None = None
     range: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class ParallelCoordinates:
-    """The axes, the colour value of each line (the metric) and the trial id of each line."""
-
-    axes: list[Axis]
-    colors: list[float]
-    trial_ids: list[int]
-    reverse_scale: bool
-    #: the colour scale's (min, max): the scores' own span, widened a little when they are all equal.
-    color_range: tuple[float, float] = (0.0, 1.0)
-    #: what the colours show ("" for the last axis), and where its colour bar has ticks (None:
-    #: the two ends and the middle)
-    color_title: str = ""
-    color_ticks: list[float] | None = None
 
 
 def _log10(value: Any) -> float:
@@ -118,9 +98,10 @@ def _bounds(param: Parameter) -> tuple[float | None, float | None]:
 def parameter_axis(param: Parameter, values: Sequence[Any]) -> Axis:
     """The axis of ``param`` for these trial values (in trial order)."""
     if isinstance(param, CategoricalParameter):
-        labels = [str(choice) for choice in param.choices]
-        index = {str(choice): float(i) for i, choice in enumerate(param.choices)}
-        points = [index.get(str(value), math.nan) for value in values]
+        # the spec's choices in order, then any other value seen (a spec changed since the trial)
+        labels = list(dict.fromkeys([*map(str, param.choices), *(str(v) for v in values if v is not None)]))
+        index = {label: float(i) for i, label in enumerate(labels)}
+        points = [math.nan if value is None else index[str(value)] for value in values]
         top = max(1.0, float(len(labels) - 1))
         return Axis(param.name, points, list(map(float, range(len(labels)))), labels, (0.0, top))
     low, high = _bounds(param)
@@ -174,7 +155,7 @@ def _inferred_axis(name: str, values: Sequence[Any]) -> Axis:
     return parameter_axis(CategoricalParameter(name, tuple(labels)), [str(v) for v in values])
 
 
-def _parameter_axes(space: SearchSpace | None, scored: Sequence[TrialRecord]) -> list[Axis]:
+def parameter_axes(space: SearchSpace | None, scored: Sequence[TrialRecord]) -> list[Axis]:
     """One axis per free parameter (per varied one when the space is unknown)."""
     axes = []
     if space is not None:
@@ -187,52 +168,3 @@ def _parameter_axes(space: SearchSpace | None, scored: Sequence[TrialRecord]) ->
         if len({repr(v) for v in values}) > 1:
             axes.append(_inferred_axis(name, values))
     return axes
-
-
-def parallel_coordinates(
-    space: SearchSpace | None, trials: Sequence[TrialRecord], metric: str, mode: str,
-    objectives: Sequence[Objective] = (), ranks: Mapping[int, int] | None = None,
-) -> ParallelCoordinates:
-    """One line per trial that has a score; fixed parameters get no axis.
-
-    The colour scale is reversed for ``mode == "min"`` so the best trials have
-    the same colour whichever the direction. With several ``objectives``, see
-    :func:`objective_coordinates`.
-    """
-    if len(objectives) > 1:
-        return objective_coordinates(space, trials, objectives, ranks)
-    scored = sorted((t for t in trials if score(t) is not None), key=lambda t: t.trial_id)
-    axes = _parameter_axes(space, scored)
-    colors = [float(score(t)) for t in scored]  # type: ignore[arg-type]
-    span = value_range(colors)
-    axes.append(Axis(metric, colors, range=span))
-    return ParallelCoordinates(axes, colors, [t.trial_id for t in scored], reverse_scale=mode == "min",
-                               color_range=span)
-
-
-#: the colour bar's title with several objectives.
-PARETO_RANK = "Pareto rank"
-
-
-def objective_coordinates(space: SearchSpace | None, trials: Sequence[TrialRecord],
-                          objectives: Sequence[Objective],
-                          ranks: Mapping[int, int] | None = None) -> ParallelCoordinates:
-    """Several objectives: one line per trial with every objective's value, an axis per parameter
-    then one per objective, coloured by the trial's Pareto rank (the front brightest).
-
-    ``ranks`` are the search's (:func:`~hpnb.core.summary.pareto_ranks` of all its trials) when
-    ``trials`` are a sample of them; by default, the ranks among ``trials``.
-    """
-    kept = sorted(((t, s) for t in trials if (s := trial_scores(t, objectives)) is not None),
-                  key=lambda pair: pair[0].trial_id)
-    scored = [t for t, _ in kept]
-    axes = _parameter_axes(space, scored)
-    for index, objective in enumerate(objectives):
-        values = [s[index] for _, s in kept]
-        axes.append(Axis(f"{objective.name} ({objective.mode})", values, range=value_range(values)))
-    rank_of = pareto_ranks(scored, objectives) if ranks is None else ranks
-    colors = [float(rank_of[t.trial_id]) for t in scored]
-    top = max(colors, default=0.0)
-    return ParallelCoordinates(axes, colors, [t.trial_id for t in scored], reverse_scale=True,
-                               color_range=(0.0, max(1.0, top)), color_title=PARETO_RANK,
-                               color_ticks=integer_ticks(0.0, max(1.0, top), max_ticks=6))
