@@ -156,14 +156,16 @@ def _inferred_axis(name: str, values: Sequence[Any]) -> Axis:
 
 
 def parameter_axes(space: SearchSpace | None, scored: Sequence[TrialRecord]) -> list[Axis]:
-    """One axis per free parameter (per varied one when the space is unknown)."""
+    """One axis per free parameter of ``space``, in its order, then one per varied parameter it
+    does not describe (every varied one when the space is unknown), by name."""
     axes = []
+    described: set[str] = set()
     if space is not None:
+        described = {p.name for p in space.parameters}
         for param in space.free:
             axis = parameter_axis(param, [t.params.get(param.name) for t in scored])
             axes.append(with_inactive_slot(axis, [param.name not in t.params for t in scored]))
-        return axes
-    for name in sorted({name for t in scored for name in t.params}):
+    for name in sorted({name for t in scored for name in t.params} - described):
         values = [t.params.get(name) for t in scored]
         if len({repr(v) for v in values}) > 1:
             axes.append(_inferred_axis(name, values))

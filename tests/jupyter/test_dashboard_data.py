@@ -9,6 +9,8 @@ import pytest
 
 from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
 from hpnb.core.store import ResultRow, Store
+from hpnb.core.summary import ExperimentState
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard import data, static
 from hpnb.jupyter.dashboard.model import DashboardModel
 from hpnb.views.axes import parameter_axis
@@ -62,10 +64,13 @@ def test_header_counts_trials_by_state_and_names_the_best(store: Store) -> None:
 
     header = data.header(exp, store.trials(exp.id), now=exp.created + 40.0)
 
-    assert (header.done, header.completed, header.failed, header.stopped, header.running) == (4, 2, 1, 1, 1)
-    assert header.best_trial == 1 and header.best_value == pytest.approx(0.2)
-    assert header.best_params["lr"] == pytest.approx(0.01)
-    assert header.elapsed == pytest.approx(40.0)
+    summary = header.summary
+    counts = [header.count(state) for state in (TrialState.COMPLETED, TrialState.FAILED, TrialState.STOPPED,
+                                                 TrialState.RUNNING)]
+    assert (summary.done, *counts) == (4, 2, 1, 1, 1)
+    assert summary.best_trial == 1 and summary.best_value == pytest.approx(0.2)
+    assert summary.best_params["lr"] == pytest.approx(0.01)
+    assert summary.elapsed == pytest.approx(40.0)
     # 4 of 10 done in 40 s: 6 more at the same pace take 60 s.
     assert header.eta == pytest.approx(60.0)
 
@@ -79,7 +84,7 @@ def test_header_of_a_finished_search_has_no_eta_and_stops_the_clock(store: Store
     header = data.header(exp, store.trials(exp.id), now=exp.created + 10_000)
 
     assert header.eta is None
-    assert header.elapsed == pytest.approx(exp.updated - exp.created)
+    assert header.summary.elapsed == pytest.approx(exp.updated - exp.created)
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("min", [1, 0, 3, 2]), ("max", [3, 0, 1, 2])])
@@ -254,7 +259,7 @@ def test_view_takes_the_state_the_handle_knows(store: Store) -> None:
     model = DashboardModel(store.path, exp.id, SPACE)
     model.update()
 
-    assert model.view(state="INTERRUPTED").header.state == "INTERRUPTED"
+    assert model.view(state="INTERRUPTED").header.summary.state is ExperimentState.INTERRUPTED
     model.close()
 
 

@@ -84,10 +84,10 @@ def test_the_header_names_the_front_instead_of_a_best_value(two) -> None:
     view = model.view(now=2000.0)
     summary = summarize(experiment, trials, 2000.0)
 
-    assert view.header.best_value is None and view.header.objectives == OBJECTIVES
-    assert [entry["trial_id"] for entry in view.header.front] == [e["trial_id"] for e in summary.front]
-    assert {entry["trial_id"] for entry in view.header.front} == FRONT
-    title = title_html(view.header)
+    assert view.header.summary == summary  # the dashboard holds the one summary
+    assert view.header.summary.best_value is None and view.header.summary.objectives == OBJECTIVES
+    assert {entry["trial_id"] for entry in view.header.summary.front} == FRONT
+    title = title_html(view.header.summary)
     assert "Pareto front: 5 trials (val_loss min, latency_ms min): trials 2, 6, 0, 8, 4" in title
     assert "min val_loss, min latency_ms" in title and "best" not in title
 
@@ -99,9 +99,9 @@ def test_a_search_without_a_scored_trial_says_its_front_is_empty(tmp_path: Path)
         model = DashboardModel(path, store.experiment("two").id, SPACE)
     model.update()
 
-    header = model.view(now=2000.0).header
+    summary = model.view(now=2000.0).header.summary
 
-    assert pareto.front_text(header) == "Pareto front: none yet (val_loss min, latency_ms min)"
+    assert pareto.front_text(summary) == "Pareto front: none yet (val_loss min, latency_ms min)"
     model.close()
 
 
@@ -233,7 +233,7 @@ def test_a_sample_of_parallel_coordinates_keeps_the_searchs_ranks(two) -> None:
 def _tabs(model: DashboardModel, selected: list[int | None]):
     from hpnb.jupyter.dashboard.tabs import InsightTabs
 
-    tabs = InsightTabs(model, "random", lambda: selected[0], model.view().header.objectives,
+    tabs = InsightTabs(model, "random", lambda: selected[0], model.view().header.summary.objectives,
                        select=lambda trial_id: selected.__setitem__(0, trial_id))
     tabs.render(model.view())
     return tabs

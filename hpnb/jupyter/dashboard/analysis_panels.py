@@ -74,8 +74,8 @@ class AnalysisPanels:
         key = (IMPORTANCE, evaluator, tuple(t.trial_id for t in trials))
         if self._sent.get(IMPORTANCE) == key:
             return
-        objectives = view.header.objectives
-        several = view.header.is_multi_objective
+        objectives = view.header.summary.objectives
+        several = view.header.summary.is_multi_objective
         try:
             per_objective = importance_per_objective(trials, self.space, objectives, evaluator)
         except (NotEnoughTrials, HpnbError) as err:  # said plainly where the bars would be
@@ -106,7 +106,8 @@ class AnalysisPanels:
             self._notes[CONTOUR].value = note_html(str(err))
             return
         self._notes[CONTOUR].value = ""
-        insight_figures.update_contour(self._figure(CONTOUR), contour, pareto.target_label(view.header))
+        label = pareto.target_label(view.header.summary)
+        insight_figures.update_contour(self._figure(CONTOUR), contour, label)
 
     def join(self, timeout: float) -> None:
         """Wait at most ``timeout`` seconds for the analysis asked for to be drawn."""

@@ -25,6 +25,7 @@ from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import (
     ExperimentState,
     Ranking,
+    SearchSummary,
     pareto_ranks,
     ranked,
     summarize,
@@ -32,6 +33,7 @@ from hpnb.core.summary import (
     trial_state,
 )
 from hpnb.core.summary import trial_score as score
+from hpnb.core.trial import TrialState
 from hpnb.views.columns import trial_duration
 from hpnb.views.sampling import Series
 
@@ -43,45 +45,25 @@ FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
 
 @dataclass(frozen=True)
 class Header:
-    """The top line of the dashboard: what is searched and how far it got."""
+    """The top line of the dashboard: the search's one summary (what every front end shows, see
+    :func:`hpnb.core.summary.summarize`) and the time left at the pace so far."""
 
-    name: str
-    strategy: str
-    metric: str
-    mode: str
-    state: str
-    budget: int
-    done: int
-    running: int
-    completed: int
-    failed: int
-    stopped: int
-    elapsed: float
-    eta: float | None
-    best_value: float | None
-    best_trial: int | None
-    best_params: dict[str, Any] = field(default_factory=dict)
-    message: str | None = None
-    #: what the search optimises (the summary's); with several there is a front, no best trial
-    objectives: tuple[Objective, ...] = ()
-    #: the front's trials, best first on the first objective: ``{"trial_id", "values", "params"}``
-    front: tuple[dict[str, Any], ...] = ()
-    #: how many trials the front has (``front`` may list fewer)
-    front_size: int = 0
+    summary: SearchSummary
+    #: seconds left at the pace so far; None until a trial has finished or once the search is over
+    eta: float | None = None
 
-    @property
-    def is_multi_objective(self) -> bool:
-        return len(self.objectives) > 1
+    def count(self, state: TrialState) -> int:
+        """How many trials are in ``state`` (as shown: INTERRUPTED when their driver died)."""
+        return self.summary.counts.get(state.value, 0)
 
     @property
     def ranking(self) -> Ranking:
         """What trials are ranked by: the objectives when there are several, else the mode."""
-        return self.objectives if self.is_multi_objective else self.mode
+        return self.summary.objectives if self.summary.is_multi_objective else self.summary.mode
 
 
 def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: float) -> Header:
-    """The header of ``experiment`` at time ``now`` (epoch seconds), from its one summary
-    (:func:`hpnb.core.summary.summarize`).
+    """The header of ``experiment`` at time ``now`` (epoch seconds), from its one summary.
 
     ETA is the time left at the pace so far (finished trials per elapsed second),
     None until a trial has finished or once the search is over.
@@ -91,15 +73,7 @@ def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: flo
     eta = None
     if summary.state.is_active and done and elapsed > 0:
         eta = max(0, experiment.budget - done) * elapsed / done
-    counts = summary.counts
-    return Header(
-        name=summary.name, strategy=summary.strategy, metric=summary.metric, mode=summary.mode,
-        state=summary.state.value, budget=summary.budget, done=done, running=counts["RUNNING"],
-        completed=counts["COMPLETED"], failed=counts["FAILED"], stopped=counts["STOPPED"],
-        elapsed=elapsed, eta=eta, best_value=summary.best_value, best_trial=summary.best_trial,
-        best_params=summary.best_params, message=summary.message, objectives=summary.objectives,
-        front=summary.front, front_size=summary.front_size,
-    )
+    return Header(summary, eta)
 
 
 def format_value(value: Any) -> str:

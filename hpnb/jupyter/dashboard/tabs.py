@@ -26,7 +26,6 @@ from hpnb.core.analysis.history import optimization_history
 from hpnb.core.analysis.slices import parameter_slices
 from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import Objective
-from hpnb.core.summary import ExperimentState
 from hpnb.jupyter.dashboard import data, figures, insight, insight_figures, pareto
 from hpnb.jupyter.dashboard.analysis_panels import CONTOUR, EVALUATOR_TITLES, IMPORTANCE, AnalysisPanels
 from hpnb.jupyter.dashboard.model import DashboardModel, View
@@ -230,36 +229,38 @@ class InsightTabs:
     @staticmethod
     def _note(view: View, text: str = "") -> str:
         """``text`` as a note, after the reminder that the first of several objectives is shown."""
-        parts = [pareto.first_objective_note(view.header)] if view.header.is_multi_objective else []
+        summary = view.header.summary
+        parts = [pareto.first_objective_note(summary)] if summary.is_multi_objective else []
         return note_html("; ".join([*parts, text] if text else parts)) if parts or text else ""
 
     def _history(self, view: View) -> None:
         order = self.history_order.value
-        points = optimization_history(view.trials, view.header.mode, order=order)
+        points = optimization_history(view.trials, view.header.summary.mode, order=order)
         selected = self.selected()
         plot = insight.history_plot(points, selected, order=order)
         fig = self.figure(HISTORY)
         empty = "" if points else "no trial has finished with a score yet"
         self.notes[HISTORY].value = self._note(view, empty)
-        insight_figures.update_history(fig, plot, pareto.target_label(view.header), selected)
+        insight_figures.update_history(fig, plot, pareto.target_label(view.header.summary), selected)
 
     def _curves(self, view: View) -> None:
-        metric = self.metric.value or view.header.metric
+        metric = self.metric.value or view.header.summary.metric
         selected = self.selected()
-        header = view.header
+        summary = view.header.summary
         # several objectives: the front's trials are drawn first and stand out, as the best one does
-        ranking = as_ranking(view.trials, header.ranking)
-        best = ({t for t, rank in ranking.pareto.items() if rank == 0} if header.is_multi_objective
-                else {header.best_trial} if header.best_trial is not None else set())
-        chosen = curve_trials(view.trials, ranking, ExperimentState(header.state), selected, CURVE_TRIALS)
+        ranking = as_ranking(view.trials, view.header.ranking)
+        best = ({t for t, rank in ranking.pareto.items() if rank == 0} if summary.is_multi_objective
+                else {summary.best_trial} if summary.best_trial is not None else set())
+        chosen = curve_trials(view.trials, ranking, summary.state, selected, CURVE_TRIALS)
         groups = data.curve_groups(self.model.curves, chosen, metric, best, selected)
         fig = self.figure(CURVES)
         self.notes[CURVES].value = self._note(view)
-        figures.update_curves(fig, groups, pareto.target_label(header) if metric == header.metric else metric,
-                              best_name="Pareto front" if header.is_multi_objective else "best")
+        label = pareto.target_label(summary) if metric == summary.metric else metric
+        figures.update_curves(fig, groups, label,
+                              best_name="Pareto front" if summary.is_multi_objective else "best")
 
     def _pareto(self, view: View) -> None:
-        objectives = view.header.objectives
+        objectives = view.header.summary.objectives
         if len(objectives) < 2:
             return
         fig = self.figure(PARETO)
@@ -275,7 +276,7 @@ class InsightTabs:
 
     def _parcoords(self, view: View) -> None:
         selected = self.selected()
-        drawn = parcoords_view(self.model.space, view.trials, view.header.metric, view.header.ranking,
+        drawn = parcoords_view(self.model.space, view.trials, view.header.summary.metric, view.header.ranking,
                                selected)
         shown = f"the best {drawn.best} and {drawn.sampled} others of {drawn.scored} trials"
         self.notes[PARCOORDS].value = note_html(shown) if drawn.scored > drawn.best else ""
@@ -292,10 +293,11 @@ class InsightTabs:
         plot = insight.slice_plot(chosen[0])
         selected = self.selected()
         self.notes[SLICES].value = "" if plot.x else note_html("no trial has finished with a score yet")
-        insight_figures.update_slice(self.figure(SLICES), plot, pareto.target_label(view.header), selected)
+        label = pareto.target_label(view.header.summary)
+        insight_figures.update_slice(self.figure(SLICES), plot, label, selected)
 
     def _lineage(self, view: View) -> None:
-        lineage = data.lineage(self.model.curves, view.trials, view.header.metric)
+        lineage = data.lineage(self.model.curves, view.trials, view.header.summary.metric)
         figures.update_lineage(self.figure(LINEAGE), lineage.points, lineage.exploits)
 
     def close(self) -> None:
