@@ -2,18 +2,6 @@
  * Text shown for numbers, times, states and progress; pure functions only.
  */
 
-/** States an experiment or a trial can be in, as the server reports them. */
-export type RunState =
-  | 'CREATED'
-  | 'RUNNING'
-  | 'COMPLETED'
-  | 'STOPPED'
-  | 'FAILED'
-  | 'INTERRUPTED'
-  | 'PENDING'
-  | 'PAUSED'
-  | 'PRUNED';
-
 /** A score with four significant digits; an em dash when there is none. */
 export function formatScore(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) {

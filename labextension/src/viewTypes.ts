@@ -1,5 +1,5 @@
 /**
- * What the experiment view's routes answer (see hpnb/jupyter/server/insight.py).
+ * What the experiment view's routes answer (see hpnb/jupyter/server/view_routes.py).
  */
 
 import type { ITrial } from './api';

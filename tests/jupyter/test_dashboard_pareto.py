@@ -18,7 +18,7 @@ from hpnb.core.objectives import Objective
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ResultRow, Store, TrialRecord
 from hpnb.core.summary import pareto_ranks, ranked, summarize
-from hpnb.jupyter.dashboard import data, pareto, static, table
+from hpnb.jupyter.dashboard import data, pareto_plot, static, table
 from hpnb.jupyter.dashboard.copy_cell import trial_cell_code
 from hpnb.jupyter.dashboard.model import DashboardModel
 from hpnb.jupyter.dashboard.widgets import title_html
@@ -101,7 +101,7 @@ def test_a_search_without_a_scored_trial_says_its_front_is_empty(tmp_path: Path)
 
     summary = model.view(now=2000.0).header.summary
 
-    assert pareto.front_text(summary) == "Pareto front: none yet (val_loss min, latency_ms min)"
+    assert pareto_plot.front_text(summary) == "Pareto front: none yet (val_loss min, latency_ms min)"
     model.close()
 
 
@@ -170,7 +170,7 @@ def test_the_table_sorts_by_any_objective_and_by_the_pareto_rank(two) -> None:
 def test_the_pareto_plot_highlights_the_front_and_steps_through_it(two) -> None:
     _, _, trials = two
 
-    plot = pareto.pareto_plot(trials, OBJECTIVES, selected=5)
+    plot = pareto_plot.pareto_plot(trials, OBJECTIVES, selected=5)
 
     assert set(plot.front.trial_ids) == FRONT and set(plot.others.trial_ids) == {1, 3, 5, 7}
     along = sorted(FRONT, key=lambda i: goals(*MODELS[i])[0])
@@ -191,7 +191,7 @@ def test_any_pair_of_three_objectives_is_drawn_with_the_rank_over_all_three(tmp_
         trials = store.trials(store.experiment("two").id)
     objectives = (*OBJECTIVES, Objective("memory_mb", "min"))
 
-    plot = pareto.pareto_plot(trials, objectives, x="memory_mb", y="val_loss")
+    plot = pareto_plot.pareto_plot(trials, objectives, x="memory_mb", y="val_loss")
 
     assert (plot.x.name, plot.y.name) == ("memory_mb", "val_loss")
     assert set(plot.front.trial_ids) == {t for t, r in pareto_ranks(trials, objectives).items() if r == 0}
@@ -423,7 +423,7 @@ def test_a_large_search_with_two_objectives_sends_bounded_views(tmp_path: Path) 
     with Store(path, readonly=True) as store:
         trials = store.trials(store.experiment("two").id)
 
-    plot = pareto.pareto_plot(trials, OBJECTIVES)
+    plot = pareto_plot.pareto_plot(trials, OBJECTIVES)
     sample = parcoords_sample(trials, OBJECTIVES)
     page = table.table_page(trials, "min", "COMPLETED", ["width", "depth"], "val_loss", now=2000.0,
                             objectives=OBJECTIVES)

@@ -21,7 +21,7 @@ from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, 
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ResultRow, Store, TrialRecord
 from hpnb.core.trial_output import TrialOutput
-from hpnb.jupyter.dashboard import data, figures, insight, table, trial_log
+from hpnb.jupyter.dashboard import data, figures, plot_samples, table, trial_log
 from hpnb.jupyter.dashboard.copy_cell import best_cell_code
 from hpnb.jupyter.dashboard.model import ROWS_PER_UPDATE, DashboardModel
 from hpnb.jupyter.dashboard.throttle import Throttled
@@ -207,18 +207,19 @@ def test_the_views_of_a_large_search_send_a_bounded_number_of_points(large_store
     trials = model.trials
 
     points = optimization_history(trials, "min")
-    history = insight.history_plot(points, selected=4321)
+    history = plot_samples.history_plot(points, selected=4321)
     sample = parcoords_sample(trials, "min", selected=4321)
     coords = parallel_coordinates(SPACE, sample.trials, "loss", "min")
     groups = data.curve_groups(model.curves, trials, "loss", best_ids={history.best_x[-1]}, selected_id=None)
-    slice_points = insight.importance_trials(trials)
+    slice_points = plot_samples.importance_trials(trials)
 
-    assert history.total == 10_000 and len(history.trial_ids) <= insight.MAX_MARKERS + len(history.best_x)
+    assert history.total == 10_000
+    assert len(history.trial_ids) <= plot_samples.MAX_MARKERS + len(history.best_x)
     assert set(history.best_x[:-1]) <= set(history.trial_ids) and 4321 in history.trial_ids
     assert history.best_y[-1] == min(t.value for t in trials)
     assert len(coords.trial_ids) <= 2001 and 4321 in coords.trial_ids
     assert sum(1 for g in groups.values() for x in g.x if x is not None) <= data.MAX_CURVE_POINTS
-    assert len(slice_points) == insight.IMPORTANCE_TRIALS
+    assert len(slice_points) == plot_samples.IMPORTANCE_TRIALS
     model.close()
 
 

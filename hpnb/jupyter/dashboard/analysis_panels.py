@@ -18,7 +18,7 @@ from hpnb.core.analysis.importance import importance_per_objective
 from hpnb.core.analysis.slices import contour_data, contour_pair
 from hpnb.core.errors import HpnbError
 from hpnb.core.space import SearchSpace
-from hpnb.jupyter.dashboard import insight, insight_figures, pareto
+from hpnb.jupyter.dashboard import insight_figures, pareto_plot, plot_samples
 from hpnb.jupyter.dashboard.model import View
 from hpnb.jupyter.dashboard.panels import note_html
 from hpnb.jupyter.dashboard.throttle import Throttled
@@ -62,7 +62,7 @@ class AnalysisPanels:
         view, shown = self._state()
         if view is None or self.space is None or shown not in (IMPORTANCE, CONTOUR):
             return
-        trials = insight.importance_trials(view.trials)
+        trials = plot_samples.importance_trials(view.trials)
         if shown == IMPORTANCE or self._importance is None:
             self._rate(view, trials)
         if shown == CONTOUR:
@@ -106,7 +106,7 @@ class AnalysisPanels:
             self._notes[CONTOUR].value = note_html(str(err))
             return
         self._notes[CONTOUR].value = ""
-        label = pareto.target_label(view.header.summary)
+        label = pareto_plot.target_label(view.header.summary)
         insight_figures.update_contour(self._figure(CONTOUR), contour, label)
 
     def join(self, timeout: float) -> None:

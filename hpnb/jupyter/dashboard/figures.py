@@ -14,7 +14,7 @@ from typing import Any
 
 from hpnb.jupyter.dashboard.data import CURVE_GROUPS, CurveGroup
 from hpnb.jupyter.dashboard.insight_figures import SELECTED, integer_axis, title
-from hpnb.jupyter.dashboard.pareto import ParetoGroup, ParetoPlot
+from hpnb.jupyter.dashboard.pareto_plot import ParetoGroup, ParetoPlot
 from hpnb.jupyter.dashboard.plot import Plot
 
 #: line style of each curve group: (colour, width, opacity).

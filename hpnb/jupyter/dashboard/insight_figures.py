@@ -13,8 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from hpnb.core.analysis.slices import Axis, ContourData
-from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.plot import Plot
+from hpnb.jupyter.dashboard.plot_samples import HistoryPlot, SlicePlot
 from hpnb.views.axes import integer_step
 
 _HEIGHT = 340

@@ -25,7 +25,7 @@ from hpnb.core.objectives import goal
 from hpnb.core.summary import SearchSummary
 from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.data import Failure, Header, LeaderboardRow, format_params, format_value
-from hpnb.jupyter.dashboard.pareto import front_text
+from hpnb.jupyter.dashboard.pareto_plot import front_text
 
 TOP_ROWS = 5
 

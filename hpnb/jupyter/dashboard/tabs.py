@@ -26,7 +26,7 @@ from hpnb.core.analysis.history import optimization_history
 from hpnb.core.analysis.slices import parameter_slices
 from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import Objective
-from hpnb.jupyter.dashboard import data, figures, insight, insight_figures, pareto
+from hpnb.jupyter.dashboard import data, figures, insight_figures, pareto_plot, plot_samples
 from hpnb.jupyter.dashboard.analysis_panels import CONTOUR, EVALUATOR_TITLES, IMPORTANCE, AnalysisPanels
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.panels import DRAWING, PairSelector, note_html, set_visible
@@ -230,18 +230,18 @@ class InsightTabs:
     def _note(view: View, text: str = "") -> str:
         """``text`` as a note, after the reminder that the first of several objectives is shown."""
         summary = view.header.summary
-        parts = [pareto.first_objective_note(summary)] if summary.is_multi_objective else []
+        parts = [pareto_plot.first_objective_note(summary)] if summary.is_multi_objective else []
         return note_html("; ".join([*parts, text] if text else parts)) if parts or text else ""
 
     def _history(self, view: View) -> None:
         order = self.history_order.value
         points = optimization_history(view.trials, view.header.summary.mode, order=order)
         selected = self.selected()
-        plot = insight.history_plot(points, selected, order=order)
+        plot = plot_samples.history_plot(points, selected, order=order)
         fig = self.figure(HISTORY)
         empty = "" if points else "no trial has finished with a score yet"
         self.notes[HISTORY].value = self._note(view, empty)
-        insight_figures.update_history(fig, plot, pareto.target_label(view.header.summary), selected)
+        insight_figures.update_history(fig, plot, pareto_plot.target_label(view.header.summary), selected)
 
     def _curves(self, view: View) -> None:
         metric = self.metric.value or view.header.summary.metric
@@ -255,7 +255,7 @@ class InsightTabs:
         groups = data.curve_groups(self.model.curves, chosen, metric, best, selected)
         fig = self.figure(CURVES)
         self.notes[CURVES].value = self._note(view)
-        label = pareto.target_label(summary) if metric == summary.metric else metric
+        label = pareto_plot.target_label(summary) if metric == summary.metric else metric
         figures.update_curves(fig, groups, label,
                               best_name="Pareto front" if summary.is_multi_objective else "best")
 
@@ -265,7 +265,7 @@ class InsightTabs:
             return
         fig = self.figure(PARETO)
         try:
-            plot = pareto.pareto_plot(view.trials, objectives, self.pair.x.value, self.pair.y.value,
+            plot = pareto_plot.pareto_plot(view.trials, objectives, self.pair.x.value, self.pair.y.value,
                                       self.selected())
         except HpnbError as err:  # the pair cannot be drawn: said where the plot would be
             self.notes[PARETO].value = note_html(str(err))
@@ -290,10 +290,10 @@ class InsightTabs:
         chosen = [s for s in parameter_slices(view.trials, space) if s.axis.name == name]
         if not chosen:
             return
-        plot = insight.slice_plot(chosen[0])
+        plot = plot_samples.slice_plot(chosen[0])
         selected = self.selected()
         self.notes[SLICES].value = "" if plot.x else note_html("no trial has finished with a score yet")
-        label = pareto.target_label(view.header.summary)
+        label = pareto_plot.target_label(view.header.summary)
         insight_figures.update_slice(self.figure(SLICES), plot, label, selected)
 
     def _lineage(self, view: View) -> None:

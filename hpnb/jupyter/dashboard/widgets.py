@@ -18,7 +18,7 @@ from hpnb.core.analysis.humane_time import duration
 from hpnb.core.objectives import Objective
 from hpnb.core.summary import SearchSummary
 from hpnb.core.trial import TrialState
-from hpnb.jupyter.dashboard import data, pareto, trial_log
+from hpnb.jupyter.dashboard import data, pareto_plot, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
 from hpnb.jupyter.dashboard.model import DashboardModel, View
@@ -37,7 +37,7 @@ FRONT_NAMED = 8
 
 def front_html(summary: SearchSummary) -> str:
     """With several objectives, instead of a best value: the front's size, objectives and trials."""
-    return f"<span class='hpnb-front'>{html.escape(pareto.front_text(summary, FRONT_NAMED))}</span>"
+    return f"<span class='hpnb-front'>{html.escape(pareto_plot.front_text(summary, FRONT_NAMED))}</span>"
 
 
 def _goal(summary: SearchSummary) -> str:

@@ -18,7 +18,7 @@ Routes:
     POST /hpnb/api/experiments/NAME/stop               ask a running search to stop
     GET  /hpnb/api/plotly.js                           the dashboards' plotly.js, for the page to load
                                                        ahead (:mod:`hpnb.jupyter.server.plotly_route`)
-    and the routes of the experiment view's plots, in :mod:`hpnb.jupyter.server.insight`
+    and the routes of the experiment view's plots, in :mod:`hpnb.jupyter.server.view_routes`
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def register_handlers(web_app: Any, store_path: Path) -> None:
         (url_path_join(base, _NAME_SEGMENT, "trials", _TRIAL_SEGMENT, "logs"), TrialLogHandler),
         (url_path_join(base, _NAME_SEGMENT, "stop"), StopHandler),
     ]
-    from hpnb.jupyter.server.insight import insight_routes  # its handlers build on HpnbHandler
+    from hpnb.jupyter.server.view_routes import insight_routes  # its handlers build on HpnbHandler
 
     routes += insight_routes(url_path_join(web_app.settings["base_url"], "hpnb", "api"))
     from hpnb.jupyter.server.plotly_route import PlotlyModuleHandler
