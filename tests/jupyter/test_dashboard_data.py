@@ -65,8 +65,8 @@ def test_header_counts_trials_by_state_and_names_the_best(store: Store) -> None:
     header = data.header(exp, store.trials(exp.id), now=exp.created + 40.0)
 
     summary = header.summary
-    counts = [header.count(state) for state in (TrialState.COMPLETED, TrialState.FAILED, TrialState.STOPPED,
-                                                 TrialState.RUNNING)]
+    counts = [summary.count(state)
+              for state in (TrialState.COMPLETED, TrialState.FAILED, TrialState.STOPPED, TrialState.RUNNING)]
     assert (summary.done, *counts) == (4, 2, 1, 1, 1)
     assert summary.best_trial == 1 and summary.best_value == pytest.approx(0.2)
     assert summary.best_params["lr"] == pytest.approx(0.01)

@@ -37,9 +37,6 @@ from hpnb.core.trial import TrialState
 from hpnb.views.columns import trial_duration
 from hpnb.views.sampling import Series
 
-FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
-
-
 # -- header ---------------------------------------------------------------------------------
 
 
@@ -51,10 +48,6 @@ class Header:
     summary: SearchSummary
     #: seconds left at the pace so far; None until a trial has finished or once the search is over
     eta: float | None = None
-
-    def count(self, state: TrialState) -> int:
-        """How many trials are in ``state`` (as shown: INTERRUPTED when their driver died)."""
-        return self.summary.counts.get(state.value, 0)
 
     @property
     def ranking(self) -> Ranking:
@@ -160,9 +153,9 @@ def curve_group_of(trial: TrialRecord, best_ids: Collection[int], selected_id: i
         return "selected"
     if trial.trial_id in best_ids:
         return "best"
-    if trial.state in ("RUNNING", "PENDING"):
+    if TrialState(trial.state).is_under_way:
         return "running"
-    if trial.state == "COMPLETED":
+    if trial.state == TrialState.COMPLETED:
         return "completed"
     return "faded"
 
@@ -246,7 +239,7 @@ def failures(trials: Sequence[TrialRecord]) -> list[Failure]:
     return [
         Failure(trial.trial_id, dict(trial.params), trial.error or "(no traceback stored)")
         for trial in sorted(trials, key=lambda t: t.trial_id)
-        if trial.state == "FAILED"
+        if trial.state == TrialState.FAILED
     ]
 
 

@@ -37,10 +37,11 @@ def _goal(summary: SearchSummary) -> str:
 
 
 def _counts(header: Header) -> str:
-    done, budget = header.summary.done, header.summary.budget
-    return (f"{done}/{budget} trials done: {header.count(TrialState.COMPLETED)} completed, "
-            f"{header.count(TrialState.FAILED)} failed, {header.count(TrialState.STOPPED)} stopped, "
-            f"{header.count(TrialState.RUNNING)} running")
+    summary = header.summary
+    completed, failed, stopped, running = (summary.count(state) for state in (
+        TrialState.COMPLETED, TrialState.FAILED, TrialState.STOPPED, TrialState.RUNNING))
+    return (f"{summary.done}/{summary.budget} trials done: {completed} completed, "
+            f"{failed} failed, {stopped} stopped, {running} running")
 
 
 def _best(summary: SearchSummary) -> str:

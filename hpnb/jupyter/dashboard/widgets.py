@@ -17,17 +17,19 @@ import ipywidgets as widgets
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.objectives import Objective
 from hpnb.core.summary import SearchSummary
-from hpnb.core.trial import TrialState
+from hpnb.core.trial import ExperimentState, TrialState
 from hpnb.jupyter.dashboard import data, pareto_plot, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
+from hpnb.jupyter.dashboard.event_words import event_text
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.table_widget import TrialTable
 from hpnb.jupyter.dashboard.tabs import InsightTabs
 
-_STATE_COLORS = {"RUNNING": "#f58518", "COMPLETED": "#2ca02c", "STOPPED": "#7f7f7f", "FAILED": "#d62728",
-                 "INTERRUPTED": "#9467bd", "CREATED": "#4c78a8"}
+_STATE_COLORS = {ExperimentState.RUNNING: "#f58518", ExperimentState.COMPLETED: "#2ca02c",
+                 ExperimentState.STOPPED: "#7f7f7f", ExperimentState.FAILED: "#d62728",
+                 ExperimentState.INTERRUPTED: "#9467bd", ExperimentState.CREATED: "#4c78a8"}
 EVENTS_SHOWN = 5
 
 
@@ -48,7 +50,7 @@ def _goal(summary: SearchSummary) -> str:
 
 
 def title_html(summary: SearchSummary) -> str:
-    color = _STATE_COLORS.get(summary.state, "#333")
+    color = _STATE_COLORS[summary.state]
     best = ("best: —" if summary.best_value is None else
             f"best {html.escape(summary.metric)} <b>{data.format_value(summary.best_value)}</b> "
             f"(trial {summary.best_trial}: {html.escape(data.format_params(summary.best_params))})")
@@ -70,7 +72,7 @@ def message_html(message: str | None, lines: int = 3, width: int = 300) -> str:
 
 def counts_html(header: data.Header) -> str:
     summary = header.summary
-    running, failed, stopped = (header.count(state)
+    running, failed, stopped = (header.summary.count(state)
                                 for state in (TrialState.RUNNING, TrialState.FAILED, TrialState.STOPPED))
     return (f"{summary.done}/{summary.budget} done &middot; {running} running &middot; "
             f"{failed} failed &middot; {stopped} stopped &middot; "
@@ -90,13 +92,11 @@ def failures_html(failed: Sequence[data.Failure]) -> str:
 
 
 def events_html(events: Sequence[dict[str, Any]]) -> str:
+    """The last few actions, newest last, in words (exploits have the lineage tab)."""
     shown = [e for e in events if e.get("kind") != "exploit"][-EVENTS_SHOWN:]
     if not shown:
         return ""
-    items = []
-    for event in shown:
-        details = ", ".join(f"{k}={v}" for k, v in (event.get("data") or {}).items())
-        items.append(html.escape(f"{event['kind']}" + (f" ({details})" if details else "")))
+    items = [html.escape(event_text(event)) for event in shown]
     return "<small>recent actions: " + " &middot; ".join(items) + "</small>"
 
 
@@ -168,7 +168,7 @@ class DashboardWidgets:
         if view is None:
             return
         summary, now = view.header.summary, time.time()
-        running = view.header.count(TrialState.RUNNING)
+        running = view.header.summary.count(TrialState.RUNNING)
         ticking = int(now) if running else None  # running trials' durations grow
         table = self.table
         key = (view.trials_version, summary.state, table.sort, table.descending, table.page, ticking)

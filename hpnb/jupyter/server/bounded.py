@@ -108,8 +108,9 @@ def contour_json(contour: ContourData, keep: set[int]) -> dict[str, Any]:
     """A contour as JSON: its grid, and the trials in ``keep`` on top."""
     rows = [row for row in zip(contour.trial_ids, contour.x_values, contour.y_values, contour.scores)
             if row[0] in keep]
+    z = [[v if math.isfinite(v) else None for v in row] for row in contour.z]  # no cell: null
     return {"x": _axis_json(contour.x), "y": _axis_json(contour.y), "x_grid": contour.x_grid,
-            "y_grid": contour.y_grid, "z": contour.z, "trial_ids": [r[0] for r in rows],
+            "y_grid": contour.y_grid, "z": z, "trial_ids": [r[0] for r in rows],
             "x_values": [r[1] for r in rows], "y_values": [r[2] for r in rows],
             "scores": [r[3] for r in rows]}
 

@@ -41,7 +41,7 @@ class TrialStopped(Exception):
     """Raised by :func:`report` when the driver asked the trial to stop.
 
     The runner catches it; an objective may catch it too to clean up, and
-    then should return.
+    then should return: the attempt ends as stopped all the same.
     """
 
 
@@ -83,6 +83,9 @@ class TrialContext:
     stop_reason: str = "by the driver"
     #: decision steps at which no verdict came in time, not yet told to the driver.
     unanswered: list[int] = field(default_factory=list)
+    #: whether :func:`report` raised :class:`TrialStopped` in this attempt (a framework callback
+    #: catches it to end its training loop: the attempt still ends as stopped).
+    stop_raised: bool = False
 
     def add(self, step: int | None, metrics: dict[str, Any], checkpoint: bytes | None) -> None:
         self.seq += 1
@@ -161,6 +164,7 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
     context.add(step, clean, blob)
     if context.stop_requested:
         context.flush()
+        context.stop_raised = True
         raise TrialStopped(f"trial {context.trial_id} was asked to stop ({context.stop_reason})")
 
 
