@@ -79,7 +79,7 @@ def integer_ticks(low: float, high: float, max_ticks: int = 10) -> list[float]:
     return [float(k) for k in range(int(first), math.floor(high) + 1, step)]
 
 
-def value_range(values: Sequence[float]) -> tuple[float, float]:
+def finite_span(values: Sequence[float]) -> tuple[float, float]:
     """The span of the finite ``values``; an equal or empty set gets a small span around it."""
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
@@ -115,7 +115,7 @@ def parameter_axis(param: Parameter, values: Sequence[Any]) -> Axis:
     points = [_number(value) for value in values]
     span = (float(low), float(high)) if low is not None and high is not None else None
     if isinstance(param, IntParameter):
-        lo, hi = span if span is not None else value_range(points)
+        lo, hi = span if span is not None else finite_span(points)
         ticks = integer_ticks(lo, hi)
         return Axis(param.name, points, ticks, [str(int(t)) for t in ticks], span)
     return Axis(param.name, points, None, None, span)
@@ -136,7 +136,7 @@ def with_inactive_slot(axis: Axis, missing: Sequence[bool]) -> Axis:
     """
     if not any(missing):
         return axis
-    low, high = axis.range if axis.range is not None else value_range(axis.values)
+    low, high = axis.range if axis.range is not None else finite_span(axis.values)
     slot = round(low - 0.2 * (high - low), 12)
     values = [slot if gone else value for value, gone in zip(axis.values, missing, strict=True)]
     ticks = [low + (high - low) * k / 4 for k in range(5)] if axis.tickvals is None else list(axis.tickvals)
@@ -147,7 +147,7 @@ def with_inactive_slot(axis: Axis, missing: Sequence[bool]) -> Axis:
 def _inferred_axis(name: str, values: Sequence[Any]) -> Axis:
     """An axis for a parameter the space does not describe: numbers as they are, else labels."""
     if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        ticks = integer_ticks(*value_range([float(v) for v in values]))
+        ticks = integer_ticks(*finite_span([float(v) for v in values]))
         return Axis(name, [float(v) for v in values], ticks, [str(int(t)) for t in ticks])
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         return Axis(name, [float(v) for v in values])

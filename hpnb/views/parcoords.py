@@ -29,7 +29,7 @@ from typing import Any
 from hpnb.core.space import SearchSpace
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import Ranking, trial_scores
-from hpnb.views.axes import Axis, integer_ticks, parameter_axes, value_range
+from hpnb.views.axes import Axis, finite_span, integer_ticks, parameter_axes
 from hpnb.views.ranking import SearchRanking, as_ranking
 from hpnb.views.sampling import PARCOORDS_BEST, PARCOORDS_SAMPLE, parcoords_sample
 
@@ -87,12 +87,12 @@ def parallel_coordinates(space: SearchSpace | None, trials: Sequence[TrialRecord
     if not order.several:
         objective = order.objectives[0]
         colors = [s[0] for s in scores]
-        span = value_range(spans.get(objective.name, (math.nan, math.nan)))
+        span = finite_span(spans.get(objective.name, (math.nan, math.nan)))
         axes.append(Axis(metric, colors, range=span))
         return ParallelCoordinates(axes, colors, ids, reverse_scale=objective.mode == "min", color_range=span)
     for index, objective in enumerate(order.objectives):
         values = [s[index] for s in scores]
-        span = value_range(spans.get(objective.name, (math.nan, math.nan)))
+        span = finite_span(spans.get(objective.name, (math.nan, math.nan)))
         axes.append(Axis(f"{objective.name} ({objective.mode})", values, range=span))
     colors = [float(order.pareto[t.trial_id]) for t in scored]
     top = max(1.0, *colors) if colors else 1.0
