@@ -2,10 +2,11 @@
 
 A :class:`Plot` holds what plotly.js draws (``data``, a list of traces, and ``plot_layout``:
 ``layout`` is the widget's own CSS layout); the front end draws it with ``Plotly.react``
-whenever they change, at the width of its place. A parcoords trace is drawn by
-``parallel_coordinates.js`` instead (a canvas: plotly's parcoords need WebGL). A click on a
-point whose trace carries ``customdata`` (a trial id per point) calls :attr:`Plot.on_click`
-with that id.
+whenever they change, at the width of its place. A parcoords trace (finished by
+:mod:`hpnb.views.parcoords`) is drawn by ``parallel_coordinates.js`` instead (a canvas: plotly's
+parcoords need WebGL), the Lab's renderer built from ``labextension/src/parallelCoordinates.ts``.
+A click on a point whose trace carries ``customdata`` (a trial id per point) calls
+:attr:`Plot.on_click` with that id.
 plotly.js itself comes once per kernel with :func:`~.plotly_code.shared_plotly_code`.
 Values that JSON cannot carry (NaN, infinities) are sent as null, which plotly.js leaves out.
 
