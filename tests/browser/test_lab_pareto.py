@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from hpnb.core.pareto import dominates
+from hpnb.core.non_domination import dominates
 from hpnb.core.store import Store
 from tests.browser.parallel_coordinates import wait_drawn
 from tests.browser.test_lab_extension import item, open_experiment, show_sidebar
 from tests.browser.test_lab_insight import keep_for_docs, open_tab
 from tests.jupyter.server.pareto_store import ParetoSearches, write_pareto_searches
+
+pytestmark = pytest.mark.slow
 
 TWO = ("val_loss", "latency_ms")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from hpnb.cluster.errors import (
+from hpnb.cluster.cluster_errors import (
     ClusterError,
     KubeConfigError,
     KubernetesApiError,
@@ -335,6 +335,7 @@ def test_api_exceptions_are_explained():
 # --- after the boundary: workers joining -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_waiting_for_workers_reports_how_many_came():
     from distributed import Client, LocalCluster
 

@@ -28,6 +28,7 @@ from hpnb.jupyter.dashboard.throttle import Throttled
 from hpnb.views.axes import integer_ticks
 from hpnb.views.parcoords import parallel_coordinates, parcoords_trace
 from hpnb.views.sampling import parcoords_sample
+from tests.waiting import wait_until
 
 SPEC = {
     "metric": "loss", "mode": "min", "strategy": "random", "trials": 10,
@@ -286,8 +287,7 @@ def test_throttled_work_runs_once_for_a_burst_of_requests() -> None:
 
     throttled = Throttled(work, interval=0.0)
     throttled.request()
-    while not runs:
-        time.sleep(0.01)  # polling for the first run to start, not timing it
+    wait_until(lambda: runs, message="the first run starting")
     for _ in range(10):
         throttled.request()
     release.set()

@@ -7,11 +7,13 @@ import json
 
 import pytest
 
-from hpnb.core.pareto import dominates
+from hpnb.core.non_domination import dominates
 from hpnb.core.summary import pareto_ranks, ranked, record_objectives
 from tests.jupyter.server.pareto_store import ParetoSearches, write_pareto_searches
 from tests.jupyter.server.test_insight_routes import stored_trials
 from tests.jupyter.server.test_routes import error_of, get_json
+
+pytestmark = pytest.mark.slow
 
 TWO = ["val_loss", "latency_ms"]
 
