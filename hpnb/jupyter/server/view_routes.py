@@ -52,7 +52,22 @@ _IMPORTANCE_CACHE: dict[tuple[str, str, int, int, str], dict[str, Any]] = {}
 
 
 class InsightHandler(HpnbHandler):
-    """Shared argument checks of the view routes."""
+    """A view route of one search: ``GET`` checks the name and the query's arguments
+    (:meth:`read_arguments`, which keeps them), then answers :meth:`answer` of the search's record
+    as JSON, computed in a worker thread."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, name: str) -> None:
+        name = self.checked_name(name)
+        self.read_arguments()
+        self.write_json(await self.in_store(lambda store: self.answer(store, store.experiment(name))))
+
+    def read_arguments(self) -> None:
+        """Check and keep the query's arguments (a 400 that names a bad one)."""
+
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        raise NotImplementedError
 
     def choice_argument(self, key: str, default: str, allowed: list[str] | tuple[str, ...]) -> str:
         raw = self.get_query_argument(key, default)
@@ -66,76 +81,59 @@ class InsightHandler(HpnbHandler):
 
 
 class LeaderboardHandler(InsightHandler):
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        offset = self.int_argument("offset", 0, 0, MAX_POSITION) or 0
-        limit = self.int_argument("limit", 100, 1, MAX_PAGE) or 100
-        order = self.choice_argument("order", "asc", ("asc", "desc"))
-        raw_sort = self.get_query_argument("sort", "rank")
+    def read_arguments(self) -> None:
+        self.offset = self.int_argument("offset", 0, 0, MAX_POSITION) or 0
+        self.limit = self.int_argument("limit", 100, 1, MAX_PAGE) or 100
+        self.order = self.choice_argument("order", "asc", ("asc", "desc"))
+        self.raw_sort = self.get_query_argument("sort", "rank")
 
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            trials, state, now = trials_of(store, record), search_state(record), time.time()
-            ranking = search_ranking(store.path, record, trials)
-            kinds = bounded.parameter_kinds(record, trials)
-            names = sorted({n for t in trials for n in t.params})
-            allowed = sort_key_names(names, ranking.objectives)
-            sort = self.choice_argument("sort", "rank", allowed) if raw_sort else "rank"
-            page = sorted_trials(trials, ranking, sort, order == "desc", now)[offset:offset + limit]
-            rows = [{**trial_json(t, state), **ranking.row(t), "duration": trial_duration(t, now)}
-                    for t in page]
-            return {"rows": rows, "total": len(trials), "offset": offset, "limit": limit, "sort": sort,
-                    "order": order, "parameters": kinds, "columns": names, "metric": record.metric,
-                    "mode": record.mode, "objectives": ranking.objectives_json()}
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        trials, state, now = trials_of(store, record), search_state(record), time.time()
+        ranking = search_ranking(store.path, record, trials)
+        kinds = bounded.parameter_kinds(record, trials)
+        names = sorted({n for t in trials for n in t.params})
+        allowed = sort_key_names(names, ranking.objectives)
+        sort = self.choice_argument("sort", "rank", allowed) if self.raw_sort else "rank"
+        page = sorted_trials(trials, ranking, sort, self.order == "desc", now)
+        page = page[self.offset:self.offset + self.limit]
+        rows = [{**trial_json(t, state), **ranking.row(t), "duration": trial_duration(t, now)}
+                for t in page]
+        return {"rows": rows, "total": len(trials), "offset": self.offset, "limit": self.limit, "sort": sort,
+                "order": self.order, "parameters": kinds, "columns": names, "metric": record.metric,
+                "mode": record.mode, "objectives": ranking.objectives_json()}
 
 
 class HistoryHandler(InsightHandler):
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        order = self.choice_argument("order", "trial", ORDERS)
-        selected = self.selected_trial()
+    def read_arguments(self) -> None:
+        self.order = self.choice_argument("order", "trial", ORDERS)
+        self.selected = self.selected_trial()
 
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            points = kept_with_trials(store.path, record, trials_of(store, record), f"history:{order}",
-                                      lambda kept: optimization_history(kept, record.mode,
-                                                                        order=cast(Order, order)))
-            kept = bounded.thinned_history(points, MAX_HISTORY, selected)
-            return {"order": order, "metric": record.metric, "mode": record.mode, "total": len(points),
-                    "points": [{"trial_id": p.trial_id, "state": p.state, "score": p.score, "end": p.end,
-                                "best": p.best, "is_best": p.is_best} for p in kept]}
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        points = kept_with_trials(store.path, record, trials_of(store, record), f"history:{self.order}",
+                                  lambda kept: optimization_history(kept, record.mode,
+                                                                    order=cast(Order, self.order)))
+        kept = bounded.thinned_history(points, MAX_HISTORY, self.selected)
+        return {"order": self.order, "metric": record.metric, "mode": record.mode, "total": len(points),
+                "points": [{"trial_id": p.trial_id, "state": p.state, "score": p.score, "end": p.end,
+                            "best": p.best, "is_best": p.is_best} for p in kept]}
 
 
 class CurvesHandler(InsightHandler):
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        selected = self.selected_trial()
-        points = self.int_argument("points", CURVE_POINTS, 2, MAX_CURVE_POINTS) or CURVE_POINTS
+    def read_arguments(self) -> None:
+        self.selected = self.selected_trial()
+        self.points = self.int_argument("points", CURVE_POINTS, 2, MAX_CURVE_POINTS) or CURVE_POINTS
 
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            trials, state = trials_of(store, record), search_state(record)
-            chosen = curve_trials(trials, search_ranking(store.path, record, trials), state, selected)
-            curves = []
-            for trial in chosen:
-                xs, ys = bounded.thinned_curve(store.results(record.id, trial_id=trial.trial_id), points)
-                if xs:
-                    curves.append({"trial_id": trial.trial_id, "state": trial_state(trial, state),
-                                   "x": xs, "y": ys})
-            with_steps = sum(1 for t in trials if t.last_step is not None)
-            return {"metric": record.metric, "curves": curves, "trials_with_steps": with_steps}
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        trials, state = trials_of(store, record), search_state(record)
+        chosen = curve_trials(trials, search_ranking(store.path, record, trials), state, self.selected)
+        curves = []
+        for trial in chosen:
+            xs, ys = bounded.thinned_curve(store.results(record.id, trial_id=trial.trial_id), self.points)
+            if xs:
+                curves.append({"trial_id": trial.trial_id, "state": trial_state(trial, state),
+                               "x": xs, "y": ys})
+        with_steps = sum(1 for t in trials if t.last_step is not None)
+        return {"metric": record.metric, "curves": curves, "trials_with_steps": with_steps}
 
 
 class ParcoordsHandler(InsightHandler):
@@ -143,22 +141,16 @@ class ParcoordsHandler(InsightHandler):
     1,000 trials, a sample of the rest and the selected ``trial``), which the Lab only draws;
     ``trace`` is null while no trial has every score."""
 
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        selected = self.selected_trial()
+    def read_arguments(self) -> None:
+        self.selected = self.selected_trial()
 
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            trials = trials_of(store, record)
-            ranking = search_ranking(store.path, record, trials)
-            view = parcoords_view(stored_space(record), trials, record.metric, ranking, selected)
-            return {"metric": record.metric, "mode": record.mode, "objectives": ranking.objectives_json(),
-                    "trace": view.trace if view.lines else None, "scored": view.scored, "best": view.best,
-                    "sampled": view.sampled}
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        trials = trials_of(store, record)
+        ranking = search_ranking(store.path, record, trials)
+        view = parcoords_view(stored_space(record), trials, record.metric, ranking, self.selected)
+        return {"metric": record.metric, "mode": record.mode, "objectives": ranking.objectives_json(),
+                "trace": view.trace if view.lines else None, "scored": view.scored, "best": view.best,
+                "sampled": view.sampled}
 
 
 def importance_body(store: Store, record: ExperimentRecord, trials: list[TrialRecord],
@@ -194,19 +186,13 @@ class ImportanceHandler(InsightHandler):
     """200 with ``importance``, or with ``importance`` null and a ``message`` saying why there is
     none yet (too few completed trials)."""
 
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
+    def read_arguments(self) -> None:
         from hpnb.core.analysis.importance import EVALUATORS
 
-        name = self.checked_name(name)
-        evaluator = self.choice_argument("evaluator", "fanova", EVALUATORS)
+        self.evaluator = self.choice_argument("evaluator", "fanova", EVALUATORS)
 
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            return importance_body(store, record, trials_of(store, record), evaluator)
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        return importance_body(store, record, trials_of(store, record), self.evaluator)
 
 
 class SlicesHandler(InsightHandler):
@@ -214,38 +200,33 @@ class SlicesHandler(InsightHandler):
     and an even sample) and the contour of the two most important parameters, or of ``x``
     and ``y``; ``contour`` is null with a ``contour_message`` when it cannot be drawn."""
 
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        x, y = self.get_query_argument("x", None), self.get_query_argument("y", None)
+    def read_arguments(self) -> None:
+        self.x, self.y = self.get_query_argument("x", None), self.get_query_argument("y", None)
 
-        def work(store: Store) -> dict[str, Any]:
-            from hpnb.core.analysis.slices import contour_data, contour_pair, parameter_slices
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        from hpnb.core.analysis.slices import contour_data, contour_pair, parameter_slices
 
-            record = store.experiment(name)
-            trials, space = trials_of(store, record), parse_spec(record.spec).space
-            ranking = search_ranking(store.path, record, trials)
-            keep = {t.trial_id for t in parcoords_sample(trials, ranking, MAX_HISTORY // 2,
-                                                                 MAX_HISTORY // 2).trials}
-            slices = [bounded.slice_json(piece, keep) for piece in parameter_slices(trials, space)]
-            body: dict[str, Any] = {"metric": record.metric, "mode": record.mode, "slices": slices,
-                                    "contour": None, "contour_message": None}
-            importance = importance_body(store, record, trials, "fanova")["importance"] or []
-            pair = (x, y) if x and y else contour_pair(space, {i["name"]: i["value"] for i in importance})
-            if pair is None:
-                body["contour_message"] = "a contour needs two varied parameters"
-                return body
-            try:
-                body["contour"] = bounded.contour_json(contour_data(trials, space, pair[0], pair[1]), keep)
-            except HpnbError as err:
-                body["contour_message"] = str(err)
+        trials, space = trials_of(store, record), parse_spec(record.spec).space
+        ranking = search_ranking(store.path, record, trials)
+        half = MAX_HISTORY // 2
+        keep = {t.trial_id for t in parcoords_sample(trials, ranking, half, half).trials}
+        slices = [bounded.slice_json(piece, keep) for piece in parameter_slices(trials, space)]
+        body: dict[str, Any] = {"metric": record.metric, "mode": record.mode, "slices": slices,
+                                "contour": None, "contour_message": None}
+        importance = importance_body(store, record, trials, "fanova")["importance"] or []
+        rated = {i["name"]: i["value"] for i in importance}
+        pair = (self.x, self.y) if self.x and self.y else contour_pair(space, rated)
+        if pair is None:
+            body["contour_message"] = "a contour needs two varied parameters"
             return body
+        try:
+            body["contour"] = bounded.contour_json(contour_data(trials, space, pair[0], pair[1]), keep)
+        except HpnbError as err:
+            body["contour_message"] = str(err)
+        return body
 
-        self.write_json(await self.in_store(work))
 
-
-class CompareHandler(InsightHandler):
+class CompareHandler(HpnbHandler):
     """``GET /hpnb/api/compare?name=A&name=B``: each search's best score so far against trial
     number and against seconds since it started (at most :data:`MAX_HISTORY` points each)."""
 
