@@ -34,7 +34,7 @@ from hpnb.core.summary import record_objectives, trial_state
 from hpnb.core.trial import TrialState
 from hpnb.jupyter.server import bounded
 from hpnb.jupyter.server.bounded import stored_space
-from hpnb.jupyter.server.handlers import MAX_PAGE, MAX_POSITION, HpnbHandler
+from hpnb.jupyter.server.handlers import MAX_PAGE, MAX_POSITION, HpnbHandler, SearchRoute
 from hpnb.jupyter.server.trials_cache import kept_with_trials, search_ranking, trials_of
 from hpnb.jupyter.server.views import search_state, trial_json
 from hpnb.views.columns import sort_key_names, sorted_trials, trial_duration
@@ -51,23 +51,8 @@ MAX_COMPARED = 12
 _IMPORTANCE_CACHE: dict[tuple[str, str, int, int, str], dict[str, Any]] = {}
 
 
-class InsightHandler(HpnbHandler):
-    """A view route of one search: ``GET`` checks the name and the query's arguments
-    (:meth:`read_arguments`, which keeps them), then answers :meth:`answer` of the search's record
-    as JSON, computed in a worker thread."""
-
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        self.read_arguments()
-        self.write_json(await self.in_store(lambda store: self.answer(store, store.experiment(name))))
-
-    def read_arguments(self) -> None:
-        """Check and keep the query's arguments (a 400 that names a bad one)."""
-
-    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
-        raise NotImplementedError
+class InsightHandler(SearchRoute):
+    """A view route of one search, with the argument checks they share."""
 
     def choice_argument(self, key: str, default: str, allowed: list[str] | tuple[str, ...]) -> str:
         raw = self.get_query_argument(key, default)
