@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   transform: {
-    // .js too: the parallel-coordinates renderer is JavaScript of the Python package (src/parallelCoordinates.ts)
+    // .js too: the build script of the dashboard's renderer (test/widgetBuild.spec.ts)
     '^.+\\.[jt]sx?$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }]
   },
   testRegex: '\\.spec\\.ts$'

@@ -1,5 +1,6 @@
 """``hpnb show NAME``: an experiment's summary, its ten best trials and its failures; with several
-objectives, its Pareto front and a leaderboard by front, then crowding distance.
+objectives, its Pareto front and a leaderboard by front, then crowding distance. (The terminal's
+side of showing a search; ``hpnb.show(name)``, :mod:`hpnb.jupyter.show`, is the notebook's.)
 
 Example:
     >>> from hpnb.cli import main

@@ -1,4 +1,5 @@
-"""``hpnb.show(name)``: the dashboard of any stored search.
+"""``hpnb.show(name)``: the dashboard of any stored search (the notebook's side of showing a search;
+``hpnb show NAME``, :mod:`hpnb.cli.show`, is the terminal's).
 
 A search this kernel drives gets its live dashboard with every control. Any
 other (finished, running in another process, or interrupted by a kernel

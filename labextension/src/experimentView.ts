@@ -137,7 +137,7 @@ export class ExperimentPanel extends Widget {
     const inCurves = this.curves?.curves.some(curve => curve.trial_id === trialId);
     this.marked = this.history?.points.find(point => point.trial_id === trialId) ?? rowInHistory(row, hasSeveral(this.experiment?.objectives));
     await Promise.all([
-      this.tabs.select(trialId, row), // first: the parallel coordinates only move their selected line
+      this.tabs.select(trialId), // first: the parallel coordinates only move their selected line
       this.log.show(trialId, row?.params ?? null),
       this.showHistoryMark() ? Promise.resolve() : this.reloadHistory(),
       inCurves ? this.restyleCurves() : this.reloadCurves()

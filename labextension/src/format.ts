@@ -4,18 +4,6 @@
 
 import { LOOK } from './look';
 
-/** States an experiment or a trial can be in, as the server reports them. */
-export type RunState =
-  | 'CREATED'
-  | 'RUNNING'
-  | 'COMPLETED'
-  | 'STOPPED'
-  | 'FAILED'
-  | 'INTERRUPTED'
-  | 'PENDING'
-  | 'PAUSED'
-  | 'PRUNED';
-
 /**
  * A score with the shared number of significant digits (four), written as the
  * notebook's dashboard writes it (Python's `g` format): `0.0001963`, `1.963e-05`,

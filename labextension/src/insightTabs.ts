@@ -9,10 +9,9 @@
 import { contourTraces, parameterAxis, slicePositions, sliceTraces } from './analysisPlots';
 import type { HpnbClient, IObjective, IPareto, IParcoordsData, ISlices } from './api';
 import { hasSeveral, importanceTraces, paretoLayout, paretoMessage, paretoTraces } from './objectives';
-import { clearParallelCoordinates, drawParallelCoordinates, lineValues, markLine } from './parallelCoordinates';
-import { parcoordsTrace, type IParcoordsTrace } from './plots';
+import { clearParallelCoordinates, drawParallelCoordinates, lineValues, markLine, type IParallelTrace } from './parallelCoordinates';
 import { drawPlot, purgePlots, resizePlots } from './plotting';
-import { sameAxes, type ILineSource } from './selectedLine';
+import { sameAxes, selectedLineOf, type ILineSource } from './selectedLine';
 import { element } from './resume';
 
 /** The tabs, in order. */
@@ -34,9 +33,6 @@ interface ITab {
   controls: HTMLDivElement;
   stale: boolean;
 }
-
-/** A trial as the parallel coordinates draw it (a leaderboard row is one). */
-type ParcoordsTrial = IParcoordsData['trials'][number];
 
 function select(className: string, label: string): [HTMLLabelElement, HTMLSelectElement] {
   const box = element('label', 'hpnb-select-label', `${label} `);
@@ -60,7 +56,7 @@ export class InsightTabs {
   private selected: number | null = null;
   private parcoords: IParcoordsData | null = null;
   /** The parallel coordinates drawn, and where the selected trial's line goes on them. */
-  private drawnTrace: IParcoordsTrace | null = null;
+  private drawnTrace: IParallelTrace | null = null;
   private selectedLine: ILineSource | null = null;
   private pareto: IPareto | null = null;
   private slices: ISlices | null = null;
@@ -147,21 +143,16 @@ export class InsightTabs {
   /**
    * Another trial was selected: the shown tab highlights it. The parallel
    * coordinates only move their selected line, for a trial they hold or one
-   * that fits their axes (`trial`: its row); otherwise they are drawn again
-   * with it.
+   * whose line (asked of the server) fits their axes; otherwise they are drawn
+   * again with it.
    */
-  async select(selected: number | null, trial?: ParcoordsTrial): Promise<void> {
+  async select(selected: number | null): Promise<void> {
     this.selected = selected;
     for (const name of ['pareto', 'parcoords', 'slices', 'contour'] as TabName[]) {
       this.tabs[name].stale ||= name !== this.active; // drawn with the highlight when shown
     }
     if (this.active === 'parcoords' && this.parcoords) {
-      this.selectedLine = this.lineOf(selected, trial);
-      if (selected === null || this.selectedLine) {
-        this.showSelectedLine(); // over the lines drawn: nothing of them is drawn again
-      } else {
-        await this.reload('parcoords');
-      }
+      await this.selectLine(selected);
     } else if (this.active === 'slices' && this.slices) {
       await this.drawSlice();
     } else if (this.active === 'pareto' && this.pareto) {
@@ -226,7 +217,7 @@ export class InsightTabs {
   private async drawParcoords(): Promise<void> {
     const data = this.parcoords as IParcoordsData;
     const tab = this.tabs.parcoords;
-    this.drawnTrace = parcoordsTrace(data);
+    this.drawnTrace = data.trace;
     const sampled = data.sampled ? ` (the best ${data.best} and ${data.sampled} others of ${data.scored})` : '';
     tab.message.textContent = this.drawnTrace ? `Trials with a score${sampled}.` : 'No trial has a score yet.';
     if (this.drawnTrace) {
@@ -234,23 +225,27 @@ export class InsightTabs {
     } else {
       clearParallelCoordinates(tab.plot);
     }
-    this.selectedLine = this.lineOf(this.selected);
+    this.selectedLine = selectedLineOf(this.drawnTrace, this.selected);
     this.showSelectedLine();
   }
 
-  /** Where the selected trial's line goes: among the lines drawn, or added to them when it changes no axis. */
-  private lineOf(selected: number | null, trial?: ParcoordsTrial): ILineSource | null {
-    const drawn = this.drawnTrace;
-    if (!drawn || selected === null || !this.parcoords) {
-      return null;
+  /**
+   * Moves the selected line to trial `selected`: at once for a trial drawn; else its line as
+   * the server draws it, over the lines drawn when the axes are the same, else all drawn again.
+   */
+  private async selectLine(selected: number | null): Promise<void> {
+    this.selectedLine = selectedLineOf(this.drawnTrace, selected);
+    if (selected !== null && !this.selectedLine && this.drawnTrace) {
+      const data = await this.client.parcoords(this.experimentName, selected);
+      const line = selectedLineOf(data.trace, selected);
+      if (!line || !sameAxes(this.drawnTrace.dimensions, line.dimensions)) {
+        this.parcoords = data;
+        await this.drawParcoords();
+        return;
+      }
+      this.selectedLine = line;
     }
-    const index = drawn.ids.indexOf(selected);
-    if (index >= 0) {
-      return { dimensions: drawn.dimensions, index };
-    }
-    const added = trial?.trial_id === selected ? parcoordsTrace({ ...this.parcoords, trials: [...this.parcoords.trials, trial] }) : null;
-    const last = added ? added.ids.length - 1 : -1;
-    return added && added.ids[last] === selected && sameAxes(drawn.dimensions, added.dimensions) ? { dimensions: added.dimensions, index: last } : null;
+    this.showSelectedLine();
   }
 
   /** The selected trial's line over the parallel coordinates (red), or none. */

@@ -1,9 +1,10 @@
 /**
- * What the experiment view's routes answer (see hpnb/jupyter/server/insight.py).
+ * What the experiment view's routes answer (see hpnb/jupyter/server/view_routes.py).
  */
 
 import type { ITrial } from './api';
 import type { Mode } from './leaderboard';
+import type { IParallelTrace } from './parallelCoordinates';
 
 /** How a parameter is drawn: its kind, log scale, and its range or choices. */
 export interface IParameterKind {
@@ -88,19 +89,20 @@ export interface ICurves {
   trials_with_steps: number;
 }
 
-/** The trials drawn in parallel coordinates: the best ones and a sample of the others. */
+/**
+ * The parallel coordinates as the server built them (the best trials and a sample of the
+ * others, their axes, colours and the selected line): the renderer only draws `trace`.
+ */
 export interface IParcoordsData {
   metric: string;
   mode: Mode;
   /** Several: one axis per objective, lines coloured by Pareto rank. */
   objectives?: IObjective[];
-  parameters: IParameterKind[];
-  trials: ({ trial_id: number; params: Record<string, unknown>; score: number | null } & IObjectiveValues)[];
+  /** Null while no trial has a score. */
+  trace: IParallelTrace | null;
   scored: number;
   best: number;
   sampled: number;
-  /** Lowest and highest value of the score (or each objective) over every scored trial. */
-  ranges?: Record<string, [number, number]>;
 }
 
 /** Parameter importance, or (importance null) the message that says why there is none. */

@@ -1,4 +1,4 @@
-import { viewUrl, type ICompared, type IImportance, type IPareto, type IParcoordsData } from '../src/api';
+import { viewUrl, type ICompared, type IImportance, type IPareto } from '../src/api';
 import { leaderboardColumns } from '../src/leaderboard';
 import {
   BEHIND_COLOR,
@@ -11,7 +11,7 @@ import {
   paretoTraces,
   rankOpacity
 } from '../src/objectives';
-import { parcoordsTrace, SELECTED_COLOR } from '../src/plots';
+import { SELECTED_COLOR } from '../src/plots';
 import { comparisonRows, severalObjectivesNote } from '../src/selection';
 
 const TWO = [
@@ -85,27 +85,6 @@ describe('the leaderboard of several objectives', () => {
     expect(keys).toEqual(['rank', 'trial', 'pareto', 'objective:val_loss', 'objective:latency_ms', 'state', 'param:depth', 'duration', 'start']);
     expect(leaderboardColumns('val_loss', [], TWO)[3].label).toBe('val_loss (min)');
     expect(leaderboardColumns('val_loss', [], TWO.slice(0, 1)).map(c => c.key)).toContain('score');
-  });
-});
-
-describe('parallel coordinates of several objectives', () => {
-  const data: IParcoordsData = {
-    metric: 'val_loss',
-    mode: 'min',
-    objectives: TWO,
-    parameters: [{ name: 'width', kind: 'float', log: false, min: 0, max: 1 }],
-    trials: [0, 1, 2].map(i => ({ trial_id: i, params: { width: i / 2 }, score: 1 - i / 2, values: { val_loss: 1 - i / 2, latency_ms: 10 * i }, pareto_rank: i === 2 ? 2 : 0 })),
-    scored: 3,
-    best: 3,
-    sampled: 0
-  };
-  it('has an axis per objective after the parameters, lines coloured by Pareto rank (the front brightest)', () => {
-    const trace = parcoordsTrace(data)!;
-    expect(trace.dimensions.map(d => d.label)).toEqual(['width', 'val_loss (min)', 'latency_ms (min)']);
-    expect(trace.dimensions[2].values).toEqual([0, 10, 20]);
-    const [front, , behind] = trace.line.color;
-    expect(front).toBeGreaterThan(behind);
-    expect((trace.line.colorbar.title as { text: string }).text).toBe('Pareto rank');
   });
 });
 

@@ -1,4 +1,4 @@
-import type { IHistoryPoint, ILeaderboardRow, IParcoordsData } from '../src/api';
+import type { IHistoryPoint, ILeaderboardRow } from '../src/api';
 import {
   CURVE_COLORS,
   SELECTED_COLOR,
@@ -10,32 +10,10 @@ import {
   importanceTrace,
   integerStep,
   integerTicks,
-  parameterDimension,
-  parcoordsTrace,
   plotlyDate,
   rowInHistory,
   stepAxis
 } from '../src/plots';
-
-function parcoords(scores: (number | null)[], mode: 'min' | 'max' = 'min'): IParcoordsData {
-  return {
-    metric: 'acc',
-    mode,
-    parameters: [
-      { name: 'layers', kind: 'int', log: false, min: 1, max: 4 },
-      { name: 'lr', kind: 'float', log: true, min: 1e-4, max: 1e-1 },
-      { name: 'opt', kind: 'categorical', log: false, choices: ['sgd', 'adam'] }
-    ],
-    trials: scores.map((score, i) => ({
-      trial_id: i,
-      params: { layers: 1 + (i % 4), lr: 10 ** -(1 + (i % 3)), opt: i % 2 ? 'adam' : 'sgd' },
-      score
-    })),
-    scored: scores.length,
-    best: scores.length,
-    sampled: 0
-  };
-}
 
 describe('integer ticks', () => {
   it('never falls between two integers', () => {
@@ -49,58 +27,6 @@ describe('integer ticks', () => {
     expect(integerStep(0, 15)).toBe(2);
     expect(integerStep(0, 40)).toBe(5);
     expect(integerStep(0, 199)).toBe(20);
-  });
-});
-
-describe('parameterDimension', () => {
-  it('draws integers with integer ticks over the spec range', () => {
-    const axis = parameterDimension({ name: 'layers', kind: 'int', log: false, min: 1, max: 4 }, [1, 3]);
-    expect(axis.tickvals).toEqual([1, 2, 3, 4]);
-    expect(axis.ticktext).toEqual(['1', '2', '3', '4']);
-    expect(axis.range).toEqual([1, 4]);
-  });
-  it('draws log-scaled numbers as log10 with ticks at powers of ten', () => {
-    const axis = parameterDimension({ name: 'lr', kind: 'float', log: true, min: 1e-4, max: 1e-1 }, [1e-3, 1e-2]);
-    expect(axis.values.map(v => Math.round(v))).toEqual([-3, -2]);
-    expect(axis.ticktext).toEqual(['1e-4', '1e-3', '1e-2', '1e-1']);
-  });
-  it('draws categories in the spec order, unseen values after them', () => {
-    const axis = parameterDimension({ name: 'opt', kind: 'categorical', log: false, choices: ['sgd', 'adam'] }, [
-      'adam',
-      'rms',
-      'sgd'
-    ]);
-    expect(axis.values).toEqual([1, 2, 0]);
-    expect(axis.ticktext).toEqual(['sgd', 'adam', 'rms']);
-  });
-});
-
-describe('parcoordsTrace', () => {
-  it('ranges the metric axis and the colour bar over the scores themselves', () => {
-    const trace = parcoordsTrace(parcoords([0.87, 0.97, 0.9, null], 'max'))!;
-    const metric = trace.dimensions[trace.dimensions.length - 1];
-    expect(metric.range).toEqual([0.87, 0.97]);
-    expect(trace.line.colorbar.ticktext).toEqual(['0.87', '0.92', '0.97']);
-    expect(trace.ids).toEqual([0, 1, 2]);
-  });
-  it('spans the metric axis over every scored trial when the route gives the range, not only those sent', () => {
-    const trace = parcoordsTrace({ ...parcoords([0.87, 0.97], 'max'), ranges: { acc: [0.5, 0.99] } })!;
-    expect(trace.dimensions[trace.dimensions.length - 1].range).toEqual([0.5, 0.99]);
-  });
-  it('colours the best trial brightest whatever the mode', () => {
-    const max = parcoordsTrace(parcoords([0.1, 0.9], 'max'))!;
-    const min = parcoordsTrace(parcoords([0.1, 0.9], 'min'))!;
-    expect(max.line.color[1]).toBeGreaterThan(max.line.color[0]);
-    expect(min.line.color[0]).toBeGreaterThan(min.line.color[1]);
-  });
-  it('keeps its lines in order and its colours to the scores (the selected trial is drawn over them)', () => {
-    const trace = parcoordsTrace(parcoords([0.1, 0.5, 0.9]))!;
-    expect(trace.ids).toEqual([0, 1, 2]);
-    expect(trace.line.color).toEqual([1, 0.5, 0]);
-    expect(trace.line.colorscale.map(([, colour]) => colour)).not.toContain(SELECTED_COLOR);
-  });
-  it('is null when no trial has a score', () => {
-    expect(parcoordsTrace(parcoords([null, null]))).toBeNull();
   });
 });
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from hpnb.jupyter.dashboard.plotly_code import plotly_version
+from hpnb.views.plotly_js import plotly_version
 from tests.browser.stored_searches import StoredSearches, write_stored_searches
 from tests.browser.test_dashboard_e2e import notebook_page, run_all_cells, wait_until
 

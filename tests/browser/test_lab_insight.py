@@ -195,9 +195,9 @@ def test_selecting_a_trial_shows_its_log_and_highlights_it(lab_page, searches, s
     parcoords = f"#hpnb-experiment-{searches.tuned} .hpnb-parcoords"
     chosen = trials_by_id[worst]
     crossings = {"layers": str(chosen.params["layers"]), "optimizer": chosen.params["optimizer"],
-                 "lr": math.log10(chosen.params["lr"]), METRIC: chosen.value}
+                 "lr (log)": math.log10(chosen.params["lr"]), METRIC: chosen.value}
     drawing = wait_drawn(page, parcoords, f"d => d.mark && d.mark.trial === {worst}")
-    assert [axis["title"] for axis in drawing["axes"]] == ["layers", "lr", "optimizer", METRIC]
+    assert [axis["title"] for axis in drawing["axes"]] == ["lr (log)", "layers", "optimizer", METRIC]
     assert_marked(drawing, worst, crossings)
     page.set_viewport_size({"width": 1100, "height": 900})  # drawn again, narrower
     try:

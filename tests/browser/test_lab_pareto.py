@@ -101,7 +101,7 @@ def test_parallel_coordinates_and_importance_have_every_objective(lab_page, sear
     open_tab(view, "parcoords")
     drawing = wait_drawn(page, f"#hpnb-experiment-{searches.two} .hpnb-parcoords")
     titles = [axis["title"] for axis in drawing["axes"]]
-    assert titles == ["depth", "width", "val_loss (min)", "latency_ms (min)"]
+    assert titles == ["width", "depth", "val_loss (min)", "latency_ms (min)"]  # the spec's order
     assert drawing["bar_title"] == "Pareto rank"
 
     open_tab(view, "importance")

@@ -9,8 +9,9 @@ from hpnb.core.frames import results_frame
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
 from hpnb.jupyter.dashboard import static
-from hpnb.jupyter.dashboard.axes import INACTIVE_LABEL, parallel_coordinates
 from hpnb.jupyter.dashboard.model import DashboardModel
+from hpnb.views.axes import INACTIVE_LABEL
+from hpnb.views.parcoords import parallel_coordinates
 
 SPACE = parse_spec("""\
 metric: loss

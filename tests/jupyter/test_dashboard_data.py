@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
 from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
 from hpnb.core.store import ResultRow, Store
+from hpnb.core.summary import ExperimentState
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard import data, static
-from hpnb.jupyter.dashboard.axes import parallel_coordinates
 from hpnb.jupyter.dashboard.model import DashboardModel
+from hpnb.views.axes import parameter_axis
+from hpnb.views.parcoords import parallel_coordinates
 
 SPACE = SearchSpace((
     FloatParameter("lr", "logUniform", low=1e-4, high=1e-1),
@@ -60,10 +64,13 @@ def test_header_counts_trials_by_state_and_names_the_best(store: Store) -> None:
 
     header = data.header(exp, store.trials(exp.id), now=exp.created + 40.0)
 
-    assert (header.done, header.completed, header.failed, header.stopped, header.running) == (4, 2, 1, 1, 1)
-    assert header.best_trial == 1 and header.best_value == pytest.approx(0.2)
-    assert header.best_params["lr"] == pytest.approx(0.01)
-    assert header.elapsed == pytest.approx(40.0)
+    summary = header.summary
+    counts = [summary.count(state)
+              for state in (TrialState.COMPLETED, TrialState.FAILED, TrialState.STOPPED, TrialState.RUNNING)]
+    assert (summary.done, *counts) == (4, 2, 1, 1, 1)
+    assert summary.best_trial == 1 and summary.best_value == pytest.approx(0.2)
+    assert summary.best_params["lr"] == pytest.approx(0.01)
+    assert summary.elapsed == pytest.approx(40.0)
     # 4 of 10 done in 40 s: 6 more at the same pace take 60 s.
     assert header.eta == pytest.approx(60.0)
 
@@ -77,7 +84,7 @@ def test_header_of_a_finished_search_has_no_eta_and_stops_the_clock(store: Store
     header = data.header(exp, store.trials(exp.id), now=exp.created + 10_000)
 
     assert header.eta is None
-    assert header.elapsed == pytest.approx(exp.updated - exp.created)
+    assert header.summary.elapsed == pytest.approx(exp.updated - exp.created)
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("min", [1, 0, 3, 2]), ("max", [3, 0, 1, 2])])
@@ -199,6 +206,13 @@ def test_parallel_coordinates_without_a_space_infer_axes_from_the_values(store: 
     assert coords.reverse_scale is False
 
 
+def test_a_category_the_spec_does_not_list_gets_a_tick_after_its_choices() -> None:
+    axis = parameter_axis(CategoricalParameter("optimizer", ("sgd", "adam")), ["adam", "rms", None, "sgd"])
+
+    assert axis.ticktext == ["sgd", "adam", "rms"]
+    assert axis.values[:2] == [1.0, 2.0] and math.isnan(axis.values[2]) and axis.values[3] == 0.0
+
+
 def test_lineage_links_a_member_to_the_trial_it_was_copied_from(store: Store) -> None:
     exp = _experiment(store)
     _trial(store, exp.id, 0, "COMPLETED", 0.5)
@@ -245,7 +259,7 @@ def test_view_takes_the_state_the_handle_knows(store: Store) -> None:
     model = DashboardModel(store.path, exp.id, SPACE)
     model.update()
 
-    assert model.view(state="INTERRUPTED").header.state == "INTERRUPTED"
+    assert model.view(state="INTERRUPTED").header.summary.state is ExperimentState.INTERRUPTED
     model.close()
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpnb.jupyter.dashboard import look
 from hpnb.jupyter.dashboard.insight import HistoryPlot
+
+from hpnb.jupyter.dashboard import look
 from hpnb.jupyter.dashboard.insight_figures import make_history_figure, update_history
 
 LAB_LOOK = Path(__file__).resolve().parents[2] / "labextension" / "src" / "look.ts"

@@ -18,11 +18,13 @@ from hpnb.core.objectives import Objective
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ResultRow, Store, TrialRecord
 from hpnb.core.summary import pareto_ranks, ranked, summarize
-from hpnb.jupyter.dashboard import data, pareto, static, table
-from hpnb.jupyter.dashboard.axes import parallel_coordinates
+from hpnb.jupyter.dashboard import data, pareto_plot, static, table
 from hpnb.jupyter.dashboard.copy_cell import trial_cell_code
 from hpnb.jupyter.dashboard.model import DashboardModel
 from hpnb.jupyter.dashboard.widgets import title_html
+from hpnb.views.parcoords import parallel_coordinates
+from hpnb.views.ranking import rank_trials
+from hpnb.views.sampling import parcoords_sample
 from tests.runner.two_objectives import goals
 
 OBJECTIVES = (Objective("val_loss", "min"), Objective("latency_ms", "min"))
@@ -82,10 +84,10 @@ def test_the_header_names_the_front_instead_of_a_best_value(two) -> None:
     view = model.view(now=2000.0)
     summary = summarize(experiment, trials, 2000.0)
 
-    assert view.header.best_value is None and view.header.objectives == OBJECTIVES
-    assert [entry["trial_id"] for entry in view.header.front] == [e["trial_id"] for e in summary.front]
-    assert {entry["trial_id"] for entry in view.header.front} == FRONT
-    title = title_html(view.header)
+    assert view.header.summary == summary  # the dashboard holds the one summary
+    assert view.header.summary.best_value is None and view.header.summary.objectives == OBJECTIVES
+    assert {entry["trial_id"] for entry in view.header.summary.front} == FRONT
+    title = title_html(view.header.summary)
     assert "Pareto front: 5 trials (val_loss min, latency_ms min): trials 2, 6, 0, 8, 4" in title
     assert "min val_loss, min latency_ms" in title and "best" not in title
 
@@ -97,9 +99,9 @@ def test_a_search_without_a_scored_trial_says_its_front_is_empty(tmp_path: Path)
         model = DashboardModel(path, store.experiment("two").id, SPACE)
     model.update()
 
-    header = model.view(now=2000.0).header
+    summary = model.view(now=2000.0).header.summary
 
-    assert pareto.front_text(header) == "Pareto front: none yet (val_loss min, latency_ms min)"
+    assert pareto_plot.front_text(summary) == "Pareto front: none yet (val_loss min, latency_ms min)"
     model.close()
 
 
@@ -168,7 +170,7 @@ def test_the_table_sorts_by_any_objective_and_by_the_pareto_rank(two) -> None:
 def test_the_pareto_plot_highlights_the_front_and_steps_through_it(two) -> None:
     _, _, trials = two
 
-    plot = pareto.pareto_plot(trials, OBJECTIVES, selected=5)
+    plot = pareto_plot.pareto_plot(trials, OBJECTIVES, selected=5)
 
     assert set(plot.front.trial_ids) == FRONT and set(plot.others.trial_ids) == {1, 3, 5, 7}
     along = sorted(FRONT, key=lambda i: goals(*MODELS[i])[0])
@@ -189,7 +191,7 @@ def test_any_pair_of_three_objectives_is_drawn_with_the_rank_over_all_three(tmp_
         trials = store.trials(store.experiment("two").id)
     objectives = (*OBJECTIVES, Objective("memory_mb", "min"))
 
-    plot = pareto.pareto_plot(trials, objectives, x="memory_mb", y="val_loss")
+    plot = pareto_plot.pareto_plot(trials, objectives, x="memory_mb", y="val_loss")
 
     assert (plot.x.name, plot.y.name) == ("memory_mb", "val_loss")
     assert set(plot.front.trial_ids) == {t for t, r in pareto_ranks(trials, objectives).items() if r == 0}
@@ -203,7 +205,7 @@ def test_any_pair_of_three_objectives_is_drawn_with_the_rank_over_all_three(tmp_
 def test_parallel_coordinates_get_an_axis_per_objective_coloured_by_pareto_rank(two) -> None:
     _, _, trials = two
 
-    coords = parallel_coordinates(SPACE, trials, "val_loss", "min", OBJECTIVES)
+    coords = parallel_coordinates(SPACE, trials, "val_loss", OBJECTIVES)
 
     assert [axis.label for axis in coords.axes] == ["width", "depth", "val_loss (min)", "latency_ms (min)"]
     ranks = pareto_ranks(trials, OBJECTIVES)
@@ -214,10 +216,11 @@ def test_parallel_coordinates_get_an_axis_per_objective_coloured_by_pareto_rank(
 
 def test_a_sample_of_parallel_coordinates_keeps_the_searchs_ranks(two) -> None:
     _, _, trials = two
-    sample = pareto.front_sample(trials, OBJECTIVES, best=3, sample=2, selected=7)
+    ranking = rank_trials(trials, OBJECTIVES)
+    sample = parcoords_sample(trials, ranking, best=3, sample=2, selected=7)
     ranks = pareto_ranks(trials, OBJECTIVES)
 
-    coords = parallel_coordinates(SPACE, sample.trials, "val_loss", "min", OBJECTIVES, ranks)
+    coords = parallel_coordinates(SPACE, sample.trials, "val_loss", ranking)
 
     assert [t.trial_id for t in sample.trials[:3]] == [t.trial_id for t in ranked(trials, OBJECTIVES)[:3]]
     assert 7 in coords.trial_ids and (sample.best, sample.sampled, sample.scored) == (3, 2, 9)
@@ -230,7 +233,7 @@ def test_a_sample_of_parallel_coordinates_keeps_the_searchs_ranks(two) -> None:
 def _tabs(model: DashboardModel, selected: list[int | None]):
     from hpnb.jupyter.dashboard.tabs import InsightTabs
 
-    tabs = InsightTabs(model, "random", lambda: selected[0], model.view().header.objectives,
+    tabs = InsightTabs(model, "random", lambda: selected[0], model.view().header.summary.objectives,
                        select=lambda trial_id: selected.__setitem__(0, trial_id))
     tabs.render(model.view())
     return tabs
@@ -420,8 +423,8 @@ def test_a_large_search_with_two_objectives_sends_bounded_views(tmp_path: Path) 
     with Store(path, readonly=True) as store:
         trials = store.trials(store.experiment("two").id)
 
-    plot = pareto.pareto_plot(trials, OBJECTIVES)
-    sample = pareto.front_sample(trials, OBJECTIVES)
+    plot = pareto_plot.pareto_plot(trials, OBJECTIVES)
+    sample = parcoords_sample(trials, OBJECTIVES)
     page = table.table_page(trials, "min", "COMPLETED", ["width", "depth"], "val_loss", now=2000.0,
                             objectives=OBJECTIVES)
 

@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hpnb.jupyter.dashboard.figures import make_curves_figure, update_curves
-from hpnb.jupyter.dashboard.insight import HistoryPlot
 from hpnb.jupyter.dashboard.insight_figures import make_history_figure, update_history
+from hpnb.jupyter.dashboard.plot_samples import HistoryPlot
 from hpnb.jupyter.dashboard.scales import value_range
 
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)

@@ -21,12 +21,13 @@ from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, 
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ResultRow, Store, TrialRecord
 from hpnb.core.trial_output import TrialOutput
-from hpnb.jupyter.dashboard import data, figures, insight, table, trial_log
-from hpnb.jupyter.dashboard.axes import integer_ticks, parallel_coordinates
+from hpnb.jupyter.dashboard import data, figures, plot_samples, table, trial_log
 from hpnb.jupyter.dashboard.copy_cell import best_cell_code
 from hpnb.jupyter.dashboard.model import ROWS_PER_UPDATE, DashboardModel
 from hpnb.jupyter.dashboard.throttle import Throttled
-from hpnb.jupyter.server.bounded import parcoords_sample
+from hpnb.views.axes import integer_ticks
+from hpnb.views.parcoords import parallel_coordinates, parcoords_trace
+from hpnb.views.sampling import parcoords_sample
 from tests.waiting import wait_until
 
 SPEC = {
@@ -169,13 +170,13 @@ def test_the_parallel_coordinates_mark_the_selected_trial_and_colour_the_best_br
     coords = parallel_coordinates(space, trials, "loss", "min")
     fig = figures.make_parcoords_figure()
 
-    figures.update_parcoords(fig, coords, selected=2)
+    figures.update_parcoords(fig, parcoords_trace(coords, selected=2))
 
     trace = fig.data[0]
     assert trace["selected"] == {"trial": 2, "index": 2}
     assert [dim["values"][2] for dim in trace["dimensions"]] == [3.0, 0.9]  # its values, where it points
     assert trace["line"]["color"] == [pytest.approx(0.5714, abs=1e-4), 1.0, 0.0]  # lowest loss brightest
-    figures.update_parcoords(fig, coords, selected=7)  # not drawn: no red line
+    figures.update_parcoords(fig, parcoords_trace(coords, selected=7))  # not drawn: no red line
     assert "selected" not in fig.data[0]
 
 
@@ -207,18 +208,19 @@ def test_the_views_of_a_large_search_send_a_bounded_number_of_points(large_store
     trials = model.trials
 
     points = optimization_history(trials, "min")
-    history = insight.history_plot(points, selected=4321)
+    history = plot_samples.history_plot(points, selected=4321)
     sample = parcoords_sample(trials, "min", selected=4321)
     coords = parallel_coordinates(SPACE, sample.trials, "loss", "min")
     groups = data.curve_groups(model.curves, trials, "loss", best_ids={history.best_x[-1]}, selected_id=None)
-    slice_points = insight.importance_trials(trials)
+    slice_points = plot_samples.importance_trials(trials)
 
-    assert history.total == 10_000 and len(history.trial_ids) <= insight.MAX_MARKERS + len(history.best_x)
+    assert history.total == 10_000
+    assert len(history.trial_ids) <= plot_samples.MAX_MARKERS + len(history.best_x)
     assert set(history.best_x[:-1]) <= set(history.trial_ids) and 4321 in history.trial_ids
     assert history.best_y[-1] == min(t.value for t in trials)
     assert len(coords.trial_ids) <= 2001 and 4321 in coords.trial_ids
     assert sum(1 for g in groups.values() for x in g.x if x is not None) <= data.MAX_CURVE_POINTS
-    assert len(slice_points) == insight.IMPORTANCE_TRIALS
+    assert len(slice_points) == plot_samples.IMPORTANCE_TRIALS
     model.close()
 
 

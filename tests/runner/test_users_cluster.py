@@ -71,7 +71,7 @@ def test_a_stuck_thread_on_the_users_cluster_is_named_and_its_slot_written_off(s
     assert "stuck thread" in record.message
     # the cell's dashboard says it too
     header = dashboard_data.header(record, store.trials(record.id), time.time())
-    assert stuck_worker in widgets.title_html(header)
+    assert stuck_worker in widgets.title_html(header.summary)
     # hpnb does not restart the user's workers: the thread is still there
     assert stuck_worker in users_client.scheduler_info(n_workers=-1)["workers"]
 

@@ -19,7 +19,7 @@ from hpnb.core.analysis.slices import contour_data, contour_pair
 from hpnb.core.errors import HpnbError
 from hpnb.core.space import SearchSpace
 from hpnb.core.trial import TrialState
-from hpnb.jupyter.dashboard import insight, insight_figures, pareto
+from hpnb.jupyter.dashboard import insight_figures, pareto_plot, plot_samples
 from hpnb.jupyter.dashboard.model import View
 from hpnb.jupyter.dashboard.panels import note_html
 from hpnb.jupyter.dashboard.throttle import Throttled
@@ -63,7 +63,7 @@ class AnalysisPanels:
         view, shown = self._state()
         if view is None or self.space is None or shown not in (IMPORTANCE, CONTOUR):
             return
-        trials = insight.importance_trials(view.trials)
+        trials = plot_samples.importance_trials(view.trials)
         if shown == IMPORTANCE or self._importance is None:
             self._rate(view, trials)
         if shown == CONTOUR:
@@ -75,8 +75,8 @@ class AnalysisPanels:
         key = (IMPORTANCE, evaluator, tuple(t.trial_id for t in trials))
         if self._sent.get(IMPORTANCE) == key:
             return
-        objectives = view.header.objectives
-        several = view.header.is_multi_objective
+        objectives = view.header.summary.objectives
+        several = view.header.summary.is_multi_objective
         try:
             per_objective = importance_per_objective(trials, self.space, objectives, evaluator)
         except (NotEnoughTrials, HpnbError) as err:  # said plainly where the bars would be
@@ -107,7 +107,8 @@ class AnalysisPanels:
             self._notes[CONTOUR].value = note_html(str(err))
             return
         self._notes[CONTOUR].value = ""
-        insight_figures.update_contour(self._figure(CONTOUR), contour, pareto.target_label(view.header))
+        label = pareto_plot.target_label(view.header.summary)
+        insight_figures.update_contour(self._figure(CONTOUR), contour, label)
 
     def join(self, timeout: float) -> None:
         """Wait at most ``timeout`` seconds for the analysis asked for to be drawn."""

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import HpnbError
-from hpnb.core.trial import ExperimentState
 from hpnb.jupyter import warmup
 from hpnb.jupyter.dashboard import static, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
@@ -113,7 +112,7 @@ class Dashboard:
 
     @property
     def state(self) -> str:
-        return str(self._last_view.header.state)
+        return self._last_view.header.summary.state.value
 
     # -- refreshing -----------------------------------------------------------------------
 
@@ -167,7 +166,7 @@ class Dashboard:
                 view = self._last_view
             if self.model.behind:  # a large search is read in bounded steps
                 self._dirty.set()
-            elif not ExperimentState(view.header.state).is_active and not self.search.is_live:
+            elif not view.header.summary.state.is_active and not self.search.is_live:
                 self.show_final()
                 if not self._dirty.is_set():
                     return
@@ -190,9 +189,9 @@ class Dashboard:
         with self._render_lock:
             view = self._last_view
             self.widgets.tabs.redraw()
-            self.controls.update(view.header.state, bool(self.search.is_live),
+            self.controls.update(view.header.summary.state, bool(self.search.is_live),
                                  selected_state(view.trials, self._selected_trial()))
-            if view.header.is_multi_objective:  # the button copies the selected trial
+            if view.header.summary.is_multi_objective:  # the button copies the selected trial
                 self.widgets.set_best_code(*self._cell_code(view))
             self._show_log(view)
 
@@ -218,28 +217,28 @@ class Dashboard:
 
     def _cell_code(self, view: View) -> tuple[str, str]:
         """The code "Copy ... as a cell" inserts and the button's label ("": the usual one)."""
-        header = view.header
-        if header.is_multi_objective:
+        summary = view.header.summary
+        if summary.is_multi_objective:
             return self._trial_code(view)
-        if header.best_trial is None:
+        if summary.best_trial is None:
             return "", ""
-        name, config = self._objective_call(header.best_params)
-        return best_cell_code(name, header.best_params, trial_id=header.best_trial, metric=header.metric,
-                              value=header.best_value, search=header.name, takes_config=config), ""
+        name, config = self._objective_call(summary.best_params)
+        return best_cell_code(name, summary.best_params, trial_id=summary.best_trial, metric=summary.metric,
+                              value=summary.best_value, search=summary.name, takes_config=config), ""
 
     def _trial_code(self, view: View) -> tuple[str, str]:
         """Several objectives, no best: the selected trial, else the first of the front."""
-        header = view.header
-        front = {entry["trial_id"] for entry in header.front}
+        summary = view.header.summary
+        front = {entry["trial_id"] for entry in summary.front}
         chosen = self._selected_trial()
-        if chosen is None and header.front:
-            chosen = header.front[0]["trial_id"]
+        if chosen is None and summary.front:
+            chosen = summary.front[0]["trial_id"]
         trial = next((t for t in view.trials if t.trial_id == chosen), None)
         if trial is None:
             return "", copy_label(None)
         name, config = self._objective_call(trial.params)
-        code = trial_cell_code(name, dict(trial.params), trial_id=trial.trial_id, search=header.name,
-                               values=objective_values(trial, header.objectives),
+        code = trial_cell_code(name, dict(trial.params), trial_id=trial.trial_id, search=summary.name,
+                               values=objective_values(trial, summary.objectives),
                                on_front=trial.trial_id in front, takes_config=config)
         return code, copy_label(trial.trial_id)
 

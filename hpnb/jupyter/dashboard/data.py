@@ -25,6 +25,7 @@ from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import (
     ExperimentState,
     Ranking,
+    SearchSummary,
     pareto_ranks,
     ranked,
     summarize,
@@ -33,51 +34,29 @@ from hpnb.core.summary import (
 )
 from hpnb.core.summary import trial_score as score
 from hpnb.core.trial import TrialState
+from hpnb.views.columns import trial_duration
+from hpnb.views.sampling import Series
 
 # -- header ---------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Header:
-    """The top line of the dashboard: what is searched and how far it got."""
+    """The top line of the dashboard: the search's one summary (what every front end shows, see
+    :func:`hpnb.core.summary.summarize`) and the time left at the pace so far."""
 
-    name: str
-    strategy: str
-    metric: str
-    mode: str
-    state: str
-    budget: int
-    done: int
-    running: int
-    completed: int
-    failed: int
-    stopped: int
-    elapsed: float
-    eta: float | None
-    best_value: float | None
-    best_trial: int | None
-    best_params: dict[str, Any] = field(default_factory=dict)
-    message: str | None = None
-    #: what the search optimises (the summary's); with several there is a front, no best trial
-    objectives: tuple[Objective, ...] = ()
-    #: the front's trials, best first on the first objective: ``{"trial_id", "values", "params"}``
-    front: tuple[dict[str, Any], ...] = ()
-    #: how many trials the front has (``front`` may list fewer)
-    front_size: int = 0
-
-    @property
-    def is_multi_objective(self) -> bool:
-        return len(self.objectives) > 1
+    summary: SearchSummary
+    #: seconds left at the pace so far; None until a trial has finished or once the search is over
+    eta: float | None = None
 
     @property
     def ranking(self) -> Ranking:
         """What trials are ranked by: the objectives when there are several, else the mode."""
-        return self.objectives if self.is_multi_objective else self.mode
+        return self.summary.objectives if self.summary.is_multi_objective else self.summary.mode
 
 
 def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: float) -> Header:
-    """The header of ``experiment`` at time ``now`` (epoch seconds), from its one summary
-    (:func:`hpnb.core.summary.summarize`).
+    """The header of ``experiment`` at time ``now`` (epoch seconds), from its one summary.
 
     ETA is the time left at the pace so far (finished trials per elapsed second),
     None until a trial has finished or once the search is over.
@@ -87,16 +66,7 @@ def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: flo
     eta = None
     if summary.state.is_active and done and elapsed > 0:
         eta = max(0, experiment.budget - done) * elapsed / done
-    count = summary.count
-    return Header(
-        name=summary.name, strategy=summary.strategy, metric=summary.metric, mode=summary.mode,
-        state=summary.state.value, budget=summary.budget, done=done, running=count(TrialState.RUNNING),
-        completed=count(TrialState.COMPLETED), failed=count(TrialState.FAILED),
-        stopped=count(TrialState.STOPPED),
-        elapsed=elapsed, eta=eta, best_value=summary.best_value, best_trial=summary.best_trial,
-        best_params=summary.best_params, message=summary.message, objectives=summary.objectives,
-        front=summary.front, front_size=summary.front_size,
-    )
+    return Header(summary, eta)
 
 
 def format_value(value: Any) -> str:
@@ -111,39 +81,6 @@ def format_params(params: dict[str, Any]) -> str:
 
 
 # -- curves ---------------------------------------------------------------------------------
-
-
-class Series:
-    """One curve, thinned as it grows: at most about ``2 * max_points`` points plus the latest.
-
-    When full, every other kept point is dropped and only every ``stride``-th new
-    report is kept, so a trial reporting a million steps costs the same to draw
-    as one reporting a thousand.
-    """
-
-    def __init__(self, max_points: int) -> None:
-        self.max_points = max_points
-        self.xs: list[float] = []
-        self.ys: list[float] = []
-        self.stride = 1
-        self._seen = 0
-        self.last: tuple[float, float] | None = None
-
-    def append(self, x: float, y: float) -> None:
-        self.last = (x, y)
-        if self._seen % self.stride == 0:
-            self.xs.append(x)
-            self.ys.append(y)
-            if len(self.xs) >= 2 * self.max_points:
-                self.xs, self.ys = self.xs[::2], self.ys[::2]
-                self.stride *= 2
-        self._seen += 1
-
-    def points(self) -> tuple[list[float], list[float]]:
-        """The kept points, always ending with the latest report."""
-        if self.last is None or (self.xs and self.xs[-1] == self.last[0] and self.ys[-1] == self.last[1]):
-            return list(self.xs), list(self.ys)
-        return [*self.xs, self.last[0]], [*self.ys, self.last[1]]
 
 
 class Curves:
@@ -262,14 +199,6 @@ class LeaderboardRow:
     #: non-domination rank (0: on the front; None without every value)
     values: dict[str, float] = field(default_factory=dict)
     pareto_rank: int | None = None
-
-
-def trial_duration(trial: TrialRecord, now: float) -> float | None:
-    """Seconds a trial ran (so far, while it runs); None if it never started."""
-    if trial.start is None:
-        return None
-    end = trial.end if trial.end is not None else now
-    return max(0.0, end - trial.start)
 
 
 def objective_values(trial: TrialRecord, objectives: Sequence[Objective]) -> dict[str, float]:

@@ -2,7 +2,7 @@
 
 ``make_*`` build a :class:`~hpnb.jupyter.dashboard.plot.Plot` (any thread); ``update_*`` draw
 on it the pure values of :mod:`~hpnb.jupyter.dashboard.data` and
-:mod:`~hpnb.jupyter.dashboard.axes`, one message to the front end per redraw. The number of
+:mod:`hpnb.views.parcoords`, one message to the front end per redraw. The number of
 traces never depends on the number of trials: curves are drawn as five line traces (one per
 group).
 """
@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hpnb.jupyter.dashboard.axes import Axis, ParallelCoordinates
 from hpnb.jupyter.dashboard.data import CURVE_GROUPS, CurveGroup
-from hpnb.jupyter.dashboard.insight_figures import integer_axis, title
+from hpnb.jupyter.dashboard.insight_figures import SELECTED, integer_axis, title
 from hpnb.jupyter.dashboard.look import COLORS
-from hpnb.jupyter.dashboard.pareto import ParetoGroup, ParetoPlot
+from hpnb.jupyter.dashboard.pareto_plot import ParetoGroup, ParetoPlot
 from hpnb.jupyter.dashboard.plot import Plot
 from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
 
@@ -60,53 +59,13 @@ def update_curves(fig: Plot, groups: Mapping[str, CurveGroup], metric: str, best
     fig.show(traces, {"yaxis": {"title": title(metric), "range": value_range(values)}, "xaxis": xaxis})
 
 
-#: Viridis, dark to bright; the best scores are drawn brightest whatever the mode.
-VIRIDIS = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725")
-COLOUR_SCALE = [[i / (len(VIRIDIS) - 1), colour] for i, colour in enumerate(VIRIDIS)]
-SELECTED = COLORS["selected"]
-
-
-def _dimension(axis: Axis) -> dict[str, Any]:
-    dim: dict[str, Any] = {"label": axis.label, "values": axis.values}
-    if axis.tickvals is not None:
-        dim["tickvals"], dim["ticktext"] = axis.tickvals, axis.ticktext
-    if axis.range is not None:
-        dim["range"] = list(axis.range)
-    return dim
-
-
-def colour_position(score: float, low: float, high: float, reverse: bool) -> float:
-    """Where ``score`` sits on the colour scale: in [0, 1], the best brightest (``reverse`` when
-    lower is better)."""
-    if high == low:
-        return 1.0
-    share = (score - low) / (high - low)
-    return 1 - share if reverse else share
-
-
 def make_parcoords_figure() -> Plot:
     return Plot(layout={"height": _HEIGHT, "margin": {"l": 60, "r": 20, "t": 50, "b": 20}})
 
 
-def update_parcoords(fig: Plot, coords: ParallelCoordinates, selected: int | None = None) -> None:
-    """Draw ``coords``, one line per trial coloured by its score; the ``selected`` trial's line (if
-    drawn) is red, over the others (as in the Lab view).
-
-    The trace has plotly's parcoords shape, but ``parallel_coordinates.js`` draws it (a canvas, no
-    WebGL: see there).
-    """
-    low, high = coords.color_range
-    ticks = coords.color_ticks if coords.color_ticks is not None else [low, (low + high) / 2, high]
-    named = coords.color_title or (coords.axes[-1].label if coords.axes else "")
-    colour_bar = {"title": title(named),
-                  "tickvals": [colour_position(t, low, high, coords.reverse_scale) for t in ticks],
-                  "ticktext": [f"{t:.4g}" for t in ticks]}
-    line = {"color": [colour_position(c, low, high, coords.reverse_scale) for c in coords.colors],
-            "colorscale": COLOUR_SCALE, "cmin": 0.0, "cmax": 1.0, "showscale": True, "colorbar": colour_bar}
-    trace: dict[str, Any] = {"type": "parcoords", "dimensions": [_dimension(axis) for axis in coords.axes],
-                             "line": line}
-    if selected in coords.trial_ids:
-        trace["selected"] = {"trial": selected, "index": coords.trial_ids.index(selected)}
+def update_parcoords(fig: Plot, trace: Mapping[str, Any]) -> None:
+    """Draw the finished parallel coordinates (:func:`hpnb.views.parcoords.parcoords_view`'s
+    trace: the renderer draws its lines on a canvas, the selected one red over the others)."""
     fig.show([trace])
 
 

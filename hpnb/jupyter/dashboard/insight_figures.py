@@ -14,11 +14,11 @@ from typing import Any
 
 from hpnb.core.analysis.slices import Axis, ContourData
 from hpnb.core.trial import TrialState
-from hpnb.jupyter.dashboard.axes import integer_step
-from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.look import COLORS, LOG_SUFFIX, LOG_TICKS
 from hpnb.jupyter.dashboard.plot import Plot
+from hpnb.jupyter.dashboard.plot_samples import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
+from hpnb.views.axes import integer_step
 
 _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}

@@ -100,8 +100,8 @@ class DashboardModel:
         now = time.time() if now is None else now
         experiment = self.experiment
         header = data.header(experiment, self.trials, now)
-        if state is not None and state != header.state:
-            header = replace(header, state=state)
+        if state is not None and state != header.summary.state:
+            header = replace(header, summary=replace(header.summary, state=ExperimentState(state)))
         metrics = list(self.curves.metrics)
         if experiment.metric in metrics:
             metrics.remove(experiment.metric)
@@ -109,7 +109,7 @@ class DashboardModel:
             header=header,
             trials=list(self.trials),
             leaderboard=data.leaderboard_rows(self.trials, header.ranking, now,
-                                              ExperimentState(header.state), limit=LEADERBOARD_ROWS),
+                                              header.summary.state, limit=LEADERBOARD_ROWS),
             failures=data.failures(self.trials),
             events=list(self.events),
             metrics=[experiment.metric, *metrics],

@@ -2,10 +2,11 @@
 
 A :class:`Plot` holds what plotly.js draws (``data``, a list of traces, and ``plot_layout``:
 ``layout`` is the widget's own CSS layout); the front end draws it with ``Plotly.react``
-whenever they change, at the width of its place. A parcoords trace is drawn by
-``parallel_coordinates.js`` instead (a canvas: plotly's parcoords need WebGL). A click on a
-point whose trace carries ``customdata`` (a trial id per point) calls :attr:`Plot.on_click`
-with that id.
+whenever they change, at the width of its place. A parcoords trace (finished by
+:mod:`hpnb.views.parcoords`) is drawn by ``parallel_coordinates.js`` instead (a canvas: plotly's
+parcoords need WebGL), the Lab's renderer built from ``labextension/src/parallelCoordinates.ts``.
+A click on a point whose trace carries ``customdata`` (a trial id per point) calls
+:attr:`Plot.on_click` with that id.
 plotly.js itself comes once per kernel with :func:`~.plotly_code.shared_plotly_code`.
 Values that JSON cannot carry (NaN, infinities) are sent as null, which plotly.js leaves out.
 
@@ -25,8 +26,9 @@ from typing import Any
 import anywidget
 import traitlets
 
-from hpnb.jupyter.dashboard.plotly_code import plotly_version, shared_plotly_code
+from hpnb.jupyter.dashboard.plotly_code import shared_plotly_code
 from hpnb.jupyter.dashboard.plotly_registry import with_plotly_registry
+from hpnb.views.plotly_js import plotly_version
 
 #: plotly.js options of every plot: no logo, no mode bar until hovered.
 CONFIG = {"displaylogo": False, "responsive": True}

@@ -17,6 +17,7 @@ _HERE = Path(__file__).parent
 
 def with_plotly_registry(module: str, *uses: str) -> str:
     """The source of the dashboard's JavaScript ``module``, the registry's code first, then the
-    modules it ``uses`` (plain JavaScript of this package, such as ``parallel_coordinates.js``)."""
+    modules it ``uses`` (JavaScript of this package, such as ``parallel_coordinates.js``, which
+    ``jlpm build`` writes from the Lab extension's TypeScript)."""
     parts = ("plotly_registry.js", *uses, module)
     return "".join((_HERE / part).read_text(encoding="utf-8") for part in parts)

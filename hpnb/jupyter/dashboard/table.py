@@ -1,7 +1,7 @@
 """The leaderboard as a table: columns, one page of rows, sorted by any column.
 
 Pure data from store records (sorting and ranks are those of the Lab view's
-routes, :mod:`hpnb.jupyter.server.bounded`), so a search of 10,000 trials
+routes, :mod:`hpnb.views.columns`), so a search of 10,000 trials
 sends one page of rows, never all of them. With several objectives the metric's
 column is one column per objective and a Pareto rank (0: on the front), and the
 rank is the summary's order: Pareto rank, then crowding distance.
@@ -25,8 +25,8 @@ from hpnb.core.objectives import Objective
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import ExperimentState, pareto_ranks, ranked, trial_score, trial_scores, trial_state
 from hpnb.core.trial import TrialState
-from hpnb.jupyter.dashboard.data import format_value, trial_duration
-from hpnb.jupyter.server.bounded import PARAM_PREFIX, sort_key_names, sorted_trials
+from hpnb.jupyter.dashboard.data import format_value
+from hpnb.views.columns import PARAM_PREFIX, sort_key_names, sorted_trials, trial_duration
 
 #: rows on one page of the table.
 PAGE_ROWS = 15

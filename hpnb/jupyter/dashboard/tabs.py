@@ -26,15 +26,14 @@ from hpnb.core.analysis.history import optimization_history
 from hpnb.core.analysis.slices import parameter_slices
 from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import Objective
-from hpnb.core.summary import ExperimentState, pareto_ranks
-from hpnb.jupyter.dashboard import data, figures, insight, insight_figures, pareto
+from hpnb.jupyter.dashboard import data, figures, insight_figures, pareto_plot, plot_samples
 from hpnb.jupyter.dashboard.analysis_panels import CONTOUR, EVALUATOR_TITLES, IMPORTANCE, AnalysisPanels
-from hpnb.jupyter.dashboard.axes import parallel_coordinates
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.panels import DRAWING, PairSelector, note_html, set_visible
 from hpnb.jupyter.dashboard.plotly_code import shared_plotly_code
-from hpnb.jupyter.server.bounded import curve_trials, parcoords_sample
-from hpnb.jupyter.server.ranking import as_ranking
+from hpnb.views.parcoords import parcoords_view
+from hpnb.views.ranking import as_ranking
+from hpnb.views.sampling import curve_trials
 
 HISTORY, CURVES, PARCOORDS = "History", "Curves", "Parallel coordinates"
 SLICES, LINEAGE, PARETO = "Slices", "Lineage", "Pareto front"
@@ -230,41 +229,43 @@ class InsightTabs:
     @staticmethod
     def _note(view: View, text: str = "") -> str:
         """``text`` as a note, after the reminder that the first of several objectives is shown."""
-        parts = [pareto.first_objective_note(view.header)] if view.header.is_multi_objective else []
+        summary = view.header.summary
+        parts = [pareto_plot.first_objective_note(summary)] if summary.is_multi_objective else []
         return note_html("; ".join([*parts, text] if text else parts)) if parts or text else ""
 
     def _history(self, view: View) -> None:
         order = self.history_order.value
-        points = optimization_history(view.trials, view.header.mode, order=order)
+        points = optimization_history(view.trials, view.header.summary.mode, order=order)
         selected = self.selected()
-        plot = insight.history_plot(points, selected, order=order)
+        plot = plot_samples.history_plot(points, selected, order=order)
         fig = self.figure(HISTORY)
         empty = "" if points else "no trial has finished with a score yet"
         self.notes[HISTORY].value = self._note(view, empty)
-        insight_figures.update_history(fig, plot, pareto.target_label(view.header), selected)
+        insight_figures.update_history(fig, plot, pareto_plot.target_label(view.header.summary), selected)
 
     def _curves(self, view: View) -> None:
-        metric = self.metric.value or view.header.metric
+        metric = self.metric.value or view.header.summary.metric
         selected = self.selected()
-        header = view.header
+        summary = view.header.summary
         # several objectives: the front's trials are drawn first and stand out, as the best one does
-        ranking = as_ranking(view.trials, header.ranking)
-        best = ({t for t, rank in ranking.pareto.items() if rank == 0} if header.is_multi_objective
-                else {header.best_trial} if header.best_trial is not None else set())
-        chosen = curve_trials(view.trials, ranking, ExperimentState(header.state), selected, CURVE_TRIALS)
+        ranking = as_ranking(view.trials, view.header.ranking)
+        best = ({t for t, rank in ranking.pareto.items() if rank == 0} if summary.is_multi_objective
+                else {summary.best_trial} if summary.best_trial is not None else set())
+        chosen = curve_trials(view.trials, ranking, summary.state, selected, CURVE_TRIALS)
         groups = data.curve_groups(self.model.curves, chosen, metric, best, selected)
         fig = self.figure(CURVES)
         self.notes[CURVES].value = self._note(view)
-        figures.update_curves(fig, groups, pareto.target_label(header) if metric == header.metric else metric,
-                              best_name="Pareto front" if header.is_multi_objective else "best")
+        label = pareto_plot.target_label(summary) if metric == summary.metric else metric
+        figures.update_curves(fig, groups, label,
+                              best_name="Pareto front" if summary.is_multi_objective else "best")
 
     def _pareto(self, view: View) -> None:
-        objectives = view.header.objectives
+        objectives = view.header.summary.objectives
         if len(objectives) < 2:
             return
         fig = self.figure(PARETO)
         try:
-            plot = pareto.pareto_plot(view.trials, objectives, self.pair.x.value, self.pair.y.value,
+            plot = pareto_plot.pareto_plot(view.trials, objectives, self.pair.x.value, self.pair.y.value,
                                       self.selected())
         except HpnbError as err:  # the pair cannot be drawn: said where the plot would be
             self.notes[PARETO].value = note_html(str(err))
@@ -275,17 +276,11 @@ class InsightTabs:
 
     def _parcoords(self, view: View) -> None:
         selected = self.selected()
-        header = view.header
-        if header.is_multi_objective:
-            sample = pareto.front_sample(view.trials, header.objectives, selected=selected)
-            coords = parallel_coordinates(self.model.space, sample.trials, header.metric, header.mode,
-                                          header.objectives, pareto_ranks(view.trials, header.objectives))
-        else:
-            sample = parcoords_sample(view.trials, header.mode, selected=selected)
-            coords = parallel_coordinates(self.model.space, sample.trials, header.metric, header.mode)
-        shown = f"the best {sample.best} and {sample.sampled} others of {sample.scored} trials"
-        self.notes[PARCOORDS].value = note_html(shown) if sample.scored > sample.best else ""
-        figures.update_parcoords(self.figure(PARCOORDS), coords, selected)
+        drawn = parcoords_view(self.model.space, view.trials, view.header.summary.metric, view.header.ranking,
+                               selected)
+        shown = f"the best {drawn.best} and {drawn.sampled} others of {drawn.scored} trials"
+        self.notes[PARCOORDS].value = note_html(shown) if drawn.scored > drawn.best else ""
+        figures.update_parcoords(self.figure(PARCOORDS), drawn.trace)
 
     def _slices(self, view: View) -> None:
         space = self.model.space
@@ -295,15 +290,17 @@ class InsightTabs:
         chosen = [s for s in parameter_slices(view.trials, space) if s.axis.name == name]
         if not chosen:
             return
-        plot = insight.slice_plot(chosen[0])
+        plot = plot_samples.slice_plot(chosen[0])
         selected = self.selected()
         self.notes[SLICES].value = "" if plot.x else note_html("no trial has finished with a score yet")
-        insight_figures.update_slice(self.figure(SLICES), plot, pareto.target_label(view.header), selected)
+        label = pareto_plot.target_label(view.header.summary)
+        insight_figures.update_slice(self.figure(SLICES), plot, label, selected)
 
     def _lineage(self, view: View) -> None:
-        lineage = data.lineage(self.model.curves, view.trials, view.header.metric)
+        metric = view.header.summary.metric
+        lineage = data.lineage(self.model.curves, view.trials, metric)
         figures.update_lineage(self.figure(LINEAGE), lineage.points,
-                               figures.exploit_links(view.events) or lineage.exploits, view.header.metric)
+                               figures.exploit_links(view.events) or lineage.exploits, metric)
 
     def close(self) -> None:
         self._analysis.close()

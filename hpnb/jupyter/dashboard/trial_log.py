@@ -1,4 +1,5 @@
-"""The log panel of the trial selected in the leaderboard: what it printed and where it ran.
+"""The log panel of the trial selected in the leaderboard: what it printed and where it ran (the
+dashboard's side of :mod:`hpnb.core.trial_log`, the same concept).
 
 It renders a :class:`~hpnb.core.trial_log.TrialLog` (``Search.logs``) as HTML:
 a line naming the trial, its state, worker and peak memory, then its traceback

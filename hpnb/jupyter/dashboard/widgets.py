@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,10 +16,9 @@ import ipywidgets as widgets
 
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.objectives import Objective
-from hpnb.core.store.records import TrialRecord
-from hpnb.core.summary import trial_state
-from hpnb.core.trial import ExperimentState
-from hpnb.jupyter.dashboard import data, pareto, trial_log
+from hpnb.core.summary import SearchSummary
+from hpnb.core.trial import ExperimentState, TrialState
+from hpnb.jupyter.dashboard import data, pareto_plot, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
 from hpnb.jupyter.dashboard.event_words import event_text
@@ -37,29 +35,29 @@ EVENTS_SHOWN = 5
 FRONT_NAMED = 8
 
 
-def front_html(header: data.Header) -> str:
+def front_html(summary: SearchSummary) -> str:
     """With several objectives, instead of a best value: the front's size, objectives and trials."""
-    return f"<span class='hpnb-front'>{html.escape(pareto.front_text(header, FRONT_NAMED))}</span>"
+    return f"<span class='hpnb-front'>{html.escape(pareto_plot.front_text(summary, FRONT_NAMED))}</span>"
 
 
-def _goal(header: data.Header) -> str:
+def _goal(summary: SearchSummary) -> str:
     """``min val_loss``, or every objective's with several."""
-    if header.is_multi_objective:
-        return ", ".join(f"{o.mode} {o.name}" for o in header.objectives)
-    return f"{'min' if header.mode == 'min' else 'max'} {header.metric}"
+    if summary.is_multi_objective:
+        return ", ".join(f"{o.mode} {o.name}" for o in summary.objectives)
+    return f"{'min' if summary.mode == 'min' else 'max'} {summary.metric}"
 
 
-def title_html(header: data.Header) -> str:
-    color = STATE_COLORS.get(header.state, "#333")
-    best = ("best: —" if header.best_value is None else
-            f"best {html.escape(header.metric)} <b>{data.format_value(header.best_value)}</b> "
-            f"(trial {header.best_trial}: {html.escape(data.format_params(header.best_params))})")
-    if header.is_multi_objective:
-        best = front_html(header)
-    return (f"<b>{html.escape(header.name)}</b> &middot; {html.escape(header.strategy)} &middot; "
-            f"{html.escape(_goal(header))} &middot; "
-            f"<span style='color:{color};font-weight:bold'>{header.state}</span><br>{best}"
-            f"{message_html(header.message)}")
+def title_html(summary: SearchSummary) -> str:
+    color = STATE_COLORS.get(summary.state.value, "#333")
+    best = ("best: —" if summary.best_value is None else
+            f"best {html.escape(summary.metric)} <b>{data.format_value(summary.best_value)}</b> "
+            f"(trial {summary.best_trial}: {html.escape(data.format_params(summary.best_params))})")
+    if summary.is_multi_objective:
+        best = front_html(summary)
+    return (f"<b>{html.escape(summary.name)}</b> &middot; {html.escape(summary.strategy)} &middot; "
+            f"{html.escape(_goal(summary))} &middot; "
+            f"<span style='color:{color};font-weight:bold'>{summary.state.value}</span><br>{best}"
+            f"{message_html(summary.message)}")
 
 
 def message_html(message: str | None, lines: int = 3, width: int = 300) -> str:
@@ -71,20 +69,19 @@ def message_html(message: str | None, lines: int = 3, width: int = 300) -> str:
 
 
 #: the states the counts line always names; the others only when some trial is in them.
-ALWAYS_COUNTED = ("RUNNING", "FAILED", "STOPPED")
-COUNTED = ("RUNNING", "PENDING", "PAUSED", "INTERRUPTED", "FAILED", "STOPPED")
+ALWAYS_COUNTED = (TrialState.RUNNING, TrialState.FAILED, TrialState.STOPPED)
+COUNTED = (TrialState.RUNNING, TrialState.PENDING, TrialState.PAUSED, ExperimentState.INTERRUPTED,
+           TrialState.FAILED, TrialState.STOPPED)
 
 
-def counts_html(header: data.Header, trials: Sequence[TrialRecord] = ()) -> str:
+def counts_html(header: data.Header) -> str:
     """Done of the budget, then how many trials are in each state (every state some trial is in),
     elapsed time and ETA."""
-    search = ExperimentState(header.state)
-    states = Counter(trial_state(t, search) for t in trials)
-    if not trials:
-        states.update({"RUNNING": header.running, "FAILED": header.failed, "STOPPED": header.stopped})
-    parts = [f"{states[s]} {s.lower()}" for s in COUNTED if s in ALWAYS_COUNTED or states[s]]
-    return " &middot; ".join([f"{header.done}/{header.budget} done", *parts,
-                              f"elapsed {duration(header.elapsed)}", f"ETA {duration(header.eta)}"])
+    summary = header.summary
+    parts = [f"{summary.count(s)} {s.value.lower()}" for s in COUNTED
+             if s in ALWAYS_COUNTED or summary.count(s)]
+    return " &middot; ".join([f"{summary.done}/{summary.budget} done", *parts,
+                              f"elapsed {duration(summary.elapsed)}", f"ETA {duration(header.eta)}"])
 
 
 def failures_html(failed: Sequence[data.Failure]) -> str:
@@ -159,15 +156,15 @@ class DashboardWidgets:
         """Draw ``view``; only parts that changed are sent to the front end. Without ``plots``
         the plots are left for a later render (see :meth:`InsightTabs.render`)."""
         self._view = view
-        header = view.header
-        self.title.value = title_html(header)
-        self.progress.max = max(1, header.budget)
-        self.progress.value = min(header.done, self.progress.max)
-        self.counts.value = counts_html(header, view.trials)
+        summary = view.header.summary
+        self.title.value = title_html(summary)
+        self.progress.max = max(1, summary.budget)
+        self.progress.value = min(summary.done, self.progress.max)
+        self.counts.value = counts_html(view.header)
         self.events.value = events_html(view.events)
         self.failures.value = failures_html(view.failures)
         self.render_table()
-        self.controls.update(header.state, live, selected_state(view.trials, self.selected_trial()))
+        self.controls.update(summary.state, live, selected_state(view.trials, self.selected_trial()))
         self.tabs.render(view, draw=plots)
 
     def render_table(self) -> None:
@@ -175,17 +172,18 @@ class DashboardWidgets:
         view = self._view
         if view is None:
             return
-        header, now = view.header, time.time()
-        ticking = int(now) if header.running else None  # running trials' durations grow
+        summary, now = view.header.summary, time.time()
+        running = view.header.summary.count(TrialState.RUNNING)
+        ticking = int(now) if running else None  # running trials' durations grow
         table = self.table
-        key = (view.trials_version, header.state, table.sort, table.descending, table.page, ticking)
+        key = (view.trials_version, summary.state, table.sort, table.descending, table.page, ticking)
         if self._sent.get("table") == key:
             return
         self._sent["table"] = key
-        self.table.show(table_page(view.trials, header.mode, header.state, self.model.param_names,
-                                   header.metric, now=now, sort=self.table.sort,
+        self.table.show(table_page(view.trials, summary.mode, summary.state, self.model.param_names,
+                                   summary.metric, now=now, sort=self.table.sort,
                                    descending=self.table.descending, page=self.table.page,
-                                   objectives=header.objectives))
+                                   objectives=summary.objectives))
 
     def set_best_code(self, code: str, label: str = "") -> None:
         """The code "Copy ... as a cell" inserts, and the button's label ("" for the usual one)."""

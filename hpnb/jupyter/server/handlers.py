@@ -18,7 +18,7 @@ Routes:
     POST /hpnb/api/experiments/NAME/stop               ask a running search to stop
     GET  /hpnb/api/plotly.js                           the dashboards' plotly.js, for the page to load
                                                        ahead (:mod:`hpnb.jupyter.server.plotly_route`)
-    and the routes of the experiment view's plots, in :mod:`hpnb.jupyter.server.insight`
+    and the routes of the experiment view's plots, in :mod:`hpnb.jupyter.server.view_routes`
 """
 
 from __future__ import annotations
@@ -35,11 +35,18 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from hpnb.core.store import InvalidName, Store, StoreError, UnknownExperiment, UnknownTrial, validate_name
+from hpnb.core.store import (
+    ExperimentRecord,
+    InvalidName,
+    Store,
+    StoreError,
+    UnknownExperiment,
+    UnknownTrial,
+    validate_name,
+)
 from hpnb.core.trial import ExperimentState
 from hpnb.core.trial_log import read_trial_log
-from hpnb.jupyter.server.ranking import search_ranking
-from hpnb.jupyter.server.trials_cache import trials_of
+from hpnb.jupyter.server.trials_cache import search_ranking, trials_of
 from hpnb.jupyter.server.views import experiment_json, result_json, search_state, trial_json
 
 T = TypeVar("T")
@@ -98,6 +105,25 @@ class HpnbHandler(APIHandler):
         self.finish(json.dumps(body, allow_nan=False))
 
 
+class SearchRoute(HpnbHandler):
+    """A route of one search: ``GET`` checks the name and the query's arguments
+    (:meth:`read_arguments`, which keeps them), then sends :meth:`answer` of the search's record
+    as JSON, computed in a worker thread (an unknown search: a 404)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, name: str) -> None:
+        name = self.checked_name(name)
+        self.read_arguments()
+        self.write_json(await self.in_store(lambda store: self.answer(store, store.experiment(name))))
+
+    def read_arguments(self) -> None:
+        """Check and keep the query's arguments (a 400 that names a bad one)."""
+
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        raise NotImplementedError
+
+
 class ExperimentsHandler(HpnbHandler):
     @web.authenticated
     @authorized
@@ -110,61 +136,40 @@ class ExperimentsHandler(HpnbHandler):
         self.write_json({"experiments": await self.in_store(work)})
 
 
-class ExperimentHandler(HpnbHandler):
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            body = experiment_json(record, trials_of(store, record))
-            body["spec"] = record.spec
-            return body
-
-        self.write_json(await self.in_store(work))
+class ExperimentHandler(SearchRoute):
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        return {**experiment_json(record, trials_of(store, record)), "spec": record.spec}
 
 
-class TrialsHandler(HpnbHandler):
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        offset = self.int_argument("offset", 0, 0, MAX_POSITION) or 0
-        limit = self.int_argument("limit", MAX_PAGE, 1, MAX_PAGE) or MAX_PAGE
+class TrialsHandler(SearchRoute):
+    def read_arguments(self) -> None:
+        self.offset = self.int_argument("offset", 0, 0, MAX_POSITION) or 0
+        self.limit = self.int_argument("limit", MAX_PAGE, 1, MAX_PAGE) or MAX_PAGE
 
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            trials, state = trials_of(store, record), search_state(record)
-            ranking = search_ranking(store.path, record, trials)
-            page = [{**trial_json(t, state), **ranking.row(t)} for t in trials[offset : offset + limit]]
-            return {"trials": page, "total": len(trials), "offset": offset, "limit": limit}
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        trials, state = trials_of(store, record), search_state(record)
+        ranking = search_ranking(store.path, record, trials)
+        shown = trials[self.offset : self.offset + self.limit]
+        page = [{**trial_json(t, state), **ranking.row(t)} for t in shown]
+        return {"trials": page, "total": len(trials), "offset": self.offset, "limit": self.limit}
 
 
-class ResultsHandler(HpnbHandler):
+class ResultsHandler(SearchRoute):
     """Results in pages. Without ``trial``, ``after`` is the ``next`` cursor of the previous
     page (results in the order they were stored); with ``trial``, it is that trial's last seq."""
 
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        trial = self.int_argument("trial", None, 0, MAX_POSITION)
-        after = self.int_argument("after", 0, 0, MAX_POSITION) or 0
-        limit = self.int_argument("limit", MAX_PAGE, 1, MAX_PAGE) or MAX_PAGE
+    def read_arguments(self) -> None:
+        self.trial = self.int_argument("trial", None, 0, MAX_POSITION)
+        self.after = self.int_argument("after", 0, 0, MAX_POSITION) or 0
+        self.limit = self.int_argument("limit", MAX_PAGE, 1, MAX_PAGE) or MAX_PAGE
 
-        def work(store: Store) -> dict[str, Any]:
-            experiment_id = store.experiment(name).id
-            if trial is None:
-                rows, cursor = store.results_since(experiment_id, after, limit)
-            else:
-                rows = store.results(experiment_id, trial_id=trial, after=after, limit=limit)
-                cursor = rows[-1].seq if rows else after
-            return {"results": [result_json(row) for row in rows], "next": cursor}
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        if self.trial is None:
+            rows, cursor = store.results_since(record.id, self.after, self.limit)
+        else:
+            rows = store.results(record.id, trial_id=self.trial, after=self.after, limit=self.limit)
+            cursor = rows[-1].seq if rows else self.after
+        return {"results": [result_json(row) for row in rows], "next": cursor}
 
 
 class TrialLogHandler(HpnbHandler):
@@ -217,7 +222,7 @@ def register_handlers(web_app: Any, store_path: Path) -> None:
         (url_path_join(base, _NAME_SEGMENT, "trials", _TRIAL_SEGMENT, "logs"), TrialLogHandler),
         (url_path_join(base, _NAME_SEGMENT, "stop"), StopHandler),
     ]
-    from hpnb.jupyter.server.insight import insight_routes  # its handlers build on HpnbHandler
+    from hpnb.jupyter.server.view_routes import insight_routes  # its handlers build on HpnbHandler
 
     routes += insight_routes(url_path_join(web_app.settings["base_url"], "hpnb", "api"))
     from hpnb.jupyter.server.plotly_route import PlotlyModuleHandler

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from jupyter_server.auth.decorator import authorized
 from tornado import web
 
 from hpnb.core.analysis.pareto_view import ParetoPoint, ParetoView, pareto_view
@@ -26,9 +25,8 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import Objective
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.summary import record_objectives, trial_scores
-from hpnb.jupyter.server.handlers import MAX_POSITION, HpnbHandler
-from hpnb.jupyter.server.ranking import search_ranking
-from hpnb.jupyter.server.trials_cache import trials_of
+from hpnb.jupyter.server.handlers import MAX_POSITION, SearchRoute
+from hpnb.jupyter.server.trials_cache import search_ranking, trials_of
 
 
 def checked_axis(raw: str | None, key: str, objectives: Sequence[Objective], name: str) -> str | None:
@@ -89,18 +87,12 @@ def pareto_body(store: Store, record: ExperimentRecord, trials: list[TrialRecord
             "scored": view.scored, "front_size": sum(1 for rank in ranking.pareto.values() if rank == 0)}
 
 
-class ParetoHandler(HpnbHandler):
+class ParetoHandler(SearchRoute):
     """200 with the view; 400 for a search with one objective or an unknown ``x``/``y``."""
 
-    @web.authenticated
-    @authorized
-    async def get(self, name: str) -> None:
-        name = self.checked_name(name)
-        x, y = self.get_query_argument("x", None), self.get_query_argument("y", None)
-        selected = self.int_argument("trial", None, 0, MAX_POSITION)
+    def read_arguments(self) -> None:
+        self.x, self.y = self.get_query_argument("x", None), self.get_query_argument("y", None)
+        self.selected = self.int_argument("trial", None, 0, MAX_POSITION)
 
-        def work(store: Store) -> dict[str, Any]:
-            record = store.experiment(name)
-            return pareto_body(store, record, trials_of(store, record), x, y, selected)
-
-        self.write_json(await self.in_store(work))
+    def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
+        return pareto_body(store, record, trials_of(store, record), self.x, self.y, self.selected)

@@ -2,7 +2,7 @@
 sends it.
 
 A kernel sends plotly.js to the page with its first dashboard (right after ``%load_ext hpnb``,
-see :mod:`hpnb.jupyter.dashboard.plotly_code`), and the page then evaluates it, about a second
+see :mod:`hpnb.views.plotly_js`), and the page then evaluates it, about a second
 without a GPU. In a notebook run top to bottom that second falls on the first dashboard. The
 Lab extension fetches this module once a notebook that uses hpnb is open (when the page is next
 idle) and fills the page's registry entry of its plotly version (the ``X-Plotly-Version``
@@ -27,7 +27,7 @@ from tornado import web
 @functools.cache
 def page_module() -> tuple[str, bytes]:
     """(plotly version, the ES module a page imports): read once per server."""
-    from hpnb.jupyter.dashboard.plotly_code import plotly_js_module, plotly_version, template
+    from hpnb.views.plotly_js import plotly_js_module, plotly_version, template
 
     exported = b"\nexport const template = " + json.dumps(template()).encode() + b";\n"
     return plotly_version(), plotly_js_module() + exported

@@ -17,7 +17,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
+from hpnb.core.summary import record_objectives
 from hpnb.jupyter.server.views import search_state
+from hpnb.views.ranking import SearchRanking, rank_trials
 
 #: searches whose trials are kept: (store, id, updated, state) -> trials, the oldest dropped first.
 _CACHE: dict[tuple[str, int, float, str], list[TrialRecord]] = {}
@@ -64,3 +66,10 @@ def kept_with_trials(store_path: object, record: ExperimentRecord, trials: list[
             _DERIVED.pop(next(iter(_DERIVED)))
         _DERIVED[key] = (trials, value)
     return value
+
+
+def search_ranking(store_path: object, record: ExperimentRecord, trials: list[TrialRecord]) -> SearchRanking:
+    """The ranking of ``record``'s ``trials``, kept while the routes are handed the same list
+    (:func:`trials_of` keeps it for a search no driver works on)."""
+    return kept_with_trials(store_path, record, trials, "ranking",
+                            lambda kept: rank_trials(kept, record_objectives(record)))

@@ -10,7 +10,7 @@ from tornado.httpclient import HTTPClientError
 
 from hpnb.core.store import Store
 from hpnb.core.summary import ranked, trial_score
-from tests.jupyter.server.insight_store import InsightSearches, write_insight_searches
+from tests.jupyter.server.insight_store import OPTIMIZERS, InsightSearches, write_insight_searches
 from tests.jupyter.server.test_routes import error_of, get_json
 
 pytestmark = pytest.mark.slow
@@ -91,10 +91,21 @@ async def test_curves_are_those_of_the_best_trials_and_the_selected_one(jp_fetch
     assert (curve["x"][-1], curve["y"][-1]) == (rows[-1].step, rows[-1].value)
 
 
-async def test_parallel_coordinates_send_the_scored_trials_with_their_axes(jp_fetch, searches):
+async def test_parallel_coordinates_send_the_finished_trace_of_the_scored_trials(jp_fetch, searches):
     body = await get_json(jp_fetch, searches.tuned, "parcoords")
-    assert body["scored"] == searches.trials and len(body["trials"]) == searches.trials
-    assert [p["name"] for p in body["parameters"]] == ["layers", "lr", "optimizer"]
+    trace = body["trace"]
+    assert body["scored"] == searches.trials and len(trace["ids"]) == searches.trials
+    lr, layers, optimizer, metric = trace["dimensions"]
+    assert [lr["label"], layers["label"], optimizer["label"]] == ["lr (log)", "layers", "optimizer"]
+    assert lr["ticktext"] == ["1e-4", "1e-3", "1e-2", "1e-1"] and lr["range"] == [-4.0, -1.0]
+    assert layers["tickvals"] == [1.0, 2.0, 3.0, 4.0]  # integers only
+    assert optimizer["ticktext"] == list(OPTIMIZERS) and metric["label"] == body["metric"]
+    assert "selected" not in trace
+    worst = trace["ids"][trace["line"]["color"].index(min(trace["line"]["color"]))]
+    marked = (await get_json(jp_fetch, searches.tuned, "parcoords", trial=worst))["trace"]
+    index = marked["ids"].index(worst)
+    assert marked["selected"] == {"trial": worst, "index": index}
+    assert marked["line"]["color"][index] == 0.0  # the worst darkest, whatever the mode
 
 
 async def test_importance_ranks_the_parameter_the_loss_depends_on_first(jp_fetch, searches):

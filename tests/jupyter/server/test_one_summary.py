@@ -70,7 +70,7 @@ def test_every_front_end_names_the_same_state_and_best_trial(tmp_path, capsys, s
         return body["state"], None if body["best"] is None else body["best"]["trial_id"]
 
     assert named(shown) == named(listed[0]) == named(rest) == expected  # type: ignore[index, arg-type]
-    assert (header.state, header.best_trial) == expected
+    assert (header.summary.state, header.summary.best_trial) == expected
     # a failed trial or a trial without a finite value is never the best
     if best is not None:
         chosen = next(t for t in stored_trials if t.trial_id == best["trial_id"])

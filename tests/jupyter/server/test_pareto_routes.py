@@ -8,7 +8,7 @@ import json
 import pytest
 
 from hpnb.core.non_domination import dominates
-from hpnb.core.summary import ranked, record_objectives
+from hpnb.core.summary import pareto_ranks, ranked, record_objectives
 from tests.jupyter.server.pareto_store import ParetoSearches, write_pareto_searches
 from tests.jupyter.server.test_insight_routes import stored_trials
 from tests.jupyter.server.test_routes import error_of, get_json
@@ -86,13 +86,19 @@ async def test_parallel_coordinates_have_every_objective_of_every_trial_drawn(jp
     body = await get_json(jp_fetch, searches.three, "parcoords")
     assert [o["name"] for o in body["objectives"]] == ["val_loss", "latency_ms", "memory_mb"]
     points = scored_points(trials, ["val_loss", "latency_ms", "memory_mb"])
-    assert sorted(t["trial_id"] for t in body["trials"]) == sorted(points)
-    for drawn in body["trials"]:
-        assert tuple(drawn["values"].values()) == points[drawn["trial_id"]]
-    assert [t["pareto_rank"] for t in body["trials"]] == sorted(t["pareto_rank"] for t in body["trials"])
-    for axis, name in enumerate(["val_loss", "latency_ms", "memory_mb"]):  # the axes span every trial
+    trace = body["trace"]
+    assert sorted(trace["ids"]) == sorted(points)
+    objectives = trace["dimensions"][-3:]
+    assert [d["label"] for d in objectives] == ["val_loss (min)", "latency_ms (min)", "memory_mb (min)"]
+    for line, trial_id in enumerate(trace["ids"]):
+        assert tuple(d["values"][line] for d in objectives) == points[trial_id]
+    for axis, dim in enumerate(objectives):  # the axes span every trial
         values = [p[axis] for p in points.values()]
-        assert body["ranges"][name] == [min(values), max(values)]
+        assert dim["range"] == [min(values), max(values)]
+    ranks = pareto_ranks(trials, record_objectives(stored_trials(searches, searches.three)[0]))
+    worst = max(1, *ranks.values())
+    assert trace["line"]["colorbar"]["title"]["text"] == "Pareto rank"
+    assert trace["line"]["color"] == [1 - ranks[i] / worst for i in trace["ids"]]  # the front brightest
 
 
 async def test_the_pareto_view_draws_two_objectives_and_their_front(jp_fetch, searches):

@@ -8,7 +8,7 @@ import json
 import pytest
 from tornado.httpclient import HTTPClientError
 
-from hpnb.jupyter.dashboard.plotly_code import plotly_js_module, plotly_version, template
+from hpnb.views.plotly_js import plotly_js_module, plotly_version, template
 
 pytestmark = pytest.mark.slow
 

@@ -15,30 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from hpnb.core.analysis.history import HistoryPoint
 from hpnb.core.analysis.humane_time import clock_time
 from hpnb.core.analysis.slices import ParameterSlice
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.trial import TrialState
+from hpnb.views.sampling import even_sample
 
 #: at most this many trial markers in the history and in a slice (as many as the Lab view's).
 MAX_MARKERS = 1000
 #: importance is computed from at most this many completed trials.
 IMPORTANCE_TRIALS = 2000
-
-T = TypeVar("T")
-
-
-def even_sample(items: Sequence[T], count: int) -> list[T]:
-    """``count`` items evenly spaced over ``items`` (all of them when there are fewer), in order."""
-    if len(items) <= count:
-        return list(items)
-    if count <= 0:
-        return []
-    step = len(items) / count
-    return [items[int(i * step)] for i in range(count)]
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
-"""How the routes rank a search's trials and show their objectives: one rule for every route.
+"""How a search's trials are ranked and their objectives shown: one rule for the Lab's routes and
+the cell's dashboard.
 
 A search ranks its trials as :func:`hpnb.core.summary.ranked` does: by score with one objective,
-by Pareto rank then crowding distance with several. The leaderboard, the parallel coordinates
+by Pareto rank then crowding distance with several. The leaderboards, the parallel coordinates
 and the slices all take their order from a :class:`SearchRanking`, which also holds each trial's
-1-based position and (several objectives) its non-domination rank. The ranking of a search no
-driver works on is kept with its trials (see :mod:`hpnb.jupyter.server.trials_cache`), so a
-page of the leaderboard does not rank 10,000 trials again.
+1-based position and (several objectives) its non-domination rank. The Lab's routes keep the
+ranking of a search no driver works on with its trials
+(:func:`hpnb.jupyter.server.trials_cache.search_ranking`), so a page of the leaderboard does not
+rank 10,000 trials again; the cell's dashboard ranks the trials it read.
 
 Example:
     >>> from hpnb.core.objectives import Objective
@@ -26,17 +28,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from hpnb.core.objectives import Objective, finite_number
-from hpnb.core.store.records import ExperimentRecord, TrialRecord
+from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import (
     Ranking,
     pareto_ranking,
     ranked,
-    record_objectives,
     trial_score,
     trial_scores,
 )
 from hpnb.core.trial import TrialState
-from hpnb.jupyter.server.trials_cache import kept_with_trials
 
 #: an objective column's sort key is this prefix and the objective's name.
 OBJECTIVE_PREFIX = "objective:"
@@ -98,13 +98,6 @@ def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) 
     return SearchRanking(objectives, order, positions, pareto)
 
 
-def search_ranking(store_path: object, record: ExperimentRecord, trials: list[TrialRecord]) -> SearchRanking:
-    """The ranking of ``record``'s ``trials``, kept while the routes are handed the same list
-    (:func:`~hpnb.jupyter.server.trials_cache.trials_of` keeps it for a search no driver works on)."""
-    return kept_with_trials(store_path, record, trials, "ranking",
-                            lambda kept: rank_trials(kept, record_objectives(record)))
-
-
 def objective_sort_keys(objectives: Sequence[Objective]) -> list[str]:
     """The sort keys of the objective columns: ``objective:NAME`` each, and (several objectives)
     the Pareto rank's."""
@@ -135,3 +128,8 @@ def as_ranking(trials: Sequence[TrialRecord], ranking: Ranking | SearchRanking) 
     objectives = (Objective("score", "max" if ranking == "max" else "min"),) if isinstance(ranking, str) \
         else tuple(ranking)
     return rank_trials(trials, objectives)
+
+
+def ranks(trials: Sequence[TrialRecord], ranking: Ranking | SearchRanking) -> dict[int, int]:
+    """Trial id -> 1-based rank, for trials with a score (every score, with several objectives)."""
+    return dict(as_ranking(trials, ranking).positions)

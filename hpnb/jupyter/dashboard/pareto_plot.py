@@ -8,10 +8,10 @@ of the pair shown, the selected trial).
 
 Example:
     >>> from hpnb.core.objectives import Objective
-    >>> from hpnb.jupyter.dashboard.data import Header
-    >>> h = Header("two", "random", "loss", "min", "COMPLETED", 9, 9, 0, 9, 0, 0, 1.0, None, None, None,
-    ...            objectives=(Objective("loss"), Objective("latency")), front_size=5)
-    >>> front_text(h)
+    >>> from hpnb.core.summary import ExperimentState, SearchSummary
+    >>> s = SearchSummary("two", ExperimentState.COMPLETED, "loss", "min", "random", 9, 1, {}, 0.0, 1.0,
+    ...                   1.0, None, None, objectives=(Objective("loss"), Objective("latency")), front_size=5)
+    >>> front_text(s)
     'Pareto front: 5 trials (loss min, latency min)'
 """
 
@@ -23,10 +23,8 @@ from dataclasses import dataclass, field
 from hpnb.core.analysis.pareto_view import MAX_POINTS, ParetoView, pareto_view
 from hpnb.core.objectives import Objective
 from hpnb.core.store.records import TrialRecord
-from hpnb.core.summary import ranked, trial_scores
-from hpnb.jupyter.dashboard.data import Header, format_value
-from hpnb.jupyter.dashboard.insight import even_sample
-from hpnb.jupyter.server.bounded import PARCOORDS_BEST, PARCOORDS_SAMPLE, ParcoordsSample
+from hpnb.core.summary import SearchSummary, trial_scores
+from hpnb.jupyter.dashboard.data import format_value
 
 #: how a note names the objective the history, curves, slices and contour follow.
 FIRST_OBJECTIVE = "first objective"
@@ -37,13 +35,13 @@ def goals(objectives: Sequence[Objective]) -> str:
     return ", ".join(f"{o.name} {o.mode}" for o in objectives)
 
 
-def front_text(header: Header, named: int = 0) -> str:
+def front_text(summary: SearchSummary, named: int = 0) -> str:
     """What the header says instead of a best value: the size of the front and its objectives,
     then the ids of its first ``named`` trials (and how many more)."""
-    size = header.front_size
+    size = summary.front_size
     count = "none yet" if not size else "1 trial" if size == 1 else f"{size} trials"
-    text = f"Pareto front: {count} ({goals(header.objectives)})"
-    ids = [str(entry["trial_id"]) for entry in header.front[:named]]
+    text = f"Pareto front: {count} ({goals(summary.objectives)})"
+    ids = [str(entry["trial_id"]) for entry in summary.front[:named]]
     if ids:
         more = size - len(ids)
         text += f": trial{'s' if size > 1 else ''} {', '.join(ids)}"
@@ -51,16 +49,16 @@ def front_text(header: Header, named: int = 0) -> str:
     return text
 
 
-def first_objective_note(header: Header) -> str:
+def first_objective_note(summary: SearchSummary) -> str:
     """Why the history and curves show one objective of several."""
-    return (f"the history and curves follow the {FIRST_OBJECTIVE}, {header.metric} "
+    return (f"the history and curves follow the {FIRST_OBJECTIVE}, {summary.metric} "
             "(early stopping judges it)")
 
 
-def target_label(header: Header) -> str:
+def target_label(summary: SearchSummary) -> str:
     """The name of what the history, curves, slices and contour draw: the metric, marked as the
     first objective when there are several."""
-    return f"{header.metric} ({FIRST_OBJECTIVE})" if header.is_multi_objective else header.metric
+    return f"{summary.metric} ({FIRST_OBJECTIVE})" if summary.is_multi_objective else summary.metric
 
 
 @dataclass(frozen=True)
@@ -133,17 +131,3 @@ def pareto_plot(trials: Sequence[TrialRecord], objectives: Sequence[Objective], 
     where = _position(by_id.get(selected), objectives, view.x, view.y) if selected is not None else None
     return ParetoPlot(view.x, view.y, groups[0], groups[1], [p[0] for p in line], [p[1] for p in line],
                       "hv" if view.x.mode == "min" else "vh", where, len(view.points), view.scored)
-
-
-def front_sample(trials: Sequence[TrialRecord], objectives: Sequence[Objective], best: int = PARCOORDS_BEST,
-                 sample: int = PARCOORDS_SAMPLE, selected: int | None = None) -> ParcoordsSample:
-    """What parallel coordinates draw with several objectives: the ``best`` first trials of the
-    summary's order (Pareto rank, then crowding), an even ``sample`` of the others with every
-    value (by trial id, so it stays put between redraws), and the ``selected`` trial."""
-    scored = [t for t in ranked(trials, objectives) if trial_scores(t, objectives) is not None]
-    top = scored[:best]
-    rest = even_sample(sorted(scored[best:], key=lambda t: t.trial_id), sample)
-    chosen = top + rest
-    if selected is not None and all(t.trial_id != selected for t in chosen):
-        chosen += [t for t in scored if t.trial_id == selected]
-    return ParcoordsSample(chosen, len(scored), len(top), len(rest))

@@ -1,12 +1,11 @@
-"""The axes of the parallel-coordinates plot: one per free parameter, then the metric (one per
-objective when there are several).
+"""The parameters' axes of the parallel-coordinates plot, the same in the cell's dashboard and the Lab.
 
 Log-distributed parameters are drawn as ``log10`` of their values with tick
 labels at powers of ten; categorical parameters as the index of their choice
-with the choices as tick labels; integer parameters with ticks on integers only.
-The metric's axis and the colour scale span the scores drawn, nothing more. With several
-objectives the lines are coloured by their Pareto rank (the front brightest).
-Pure data: no plotly here.
+with the choices as tick labels (then any value seen that the spec does not list);
+integer parameters with ticks on integers only.
+A trial without a parameter (inactive under a ``when:``) is drawn on a slot below
+its axis. Pure data: no plotly here.
 
 Example:
     >>> from hpnb.core.space import FloatParameter
@@ -18,15 +17,12 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.core.objectives import Objective
 from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.store.records import TrialRecord
-from hpnb.core.summary import pareto_ranks, trial_scores
-from hpnb.jupyter.dashboard.data import score
 
 
 @dataclass(frozen=True)
@@ -38,22 +34,6 @@ class Axis:
     tickvals: list[float] | None = None
     ticktext: list[str] | None = None
     range: tuple[float, float] | None = None
-
-
-@dataclass(frozen=True)
-class ParallelCoordinates:
-    """The axes, the colour value of each line (the metric) and the trial id of each line."""
-
-    axes: list[Axis]
-    colors: list[float]
-    trial_ids: list[int]
-    reverse_scale: bool
-    #: the colour scale's (min, max): the scores' own span, widened a little when they are all equal.
-    color_range: tuple[float, float] = (0.0, 1.0)
-    #: what the colours show ("" for the last axis), and where its colour bar has ticks (None:
-    #: the two ends and the middle)
-    color_title: str = ""
-    color_ticks: list[float] | None = None
 
 
 def _log10(value: Any) -> float:
@@ -99,7 +79,7 @@ def integer_ticks(low: float, high: float, max_ticks: int = 10) -> list[float]:
     return [float(k) for k in range(int(first), math.floor(high) + 1, step)]
 
 
-def value_range(values: Sequence[float]) -> tuple[float, float]:
+def finite_span(values: Sequence[float]) -> tuple[float, float]:
     """The span of the finite ``values``; an equal or empty set gets a small span around it."""
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
@@ -118,9 +98,10 @@ def _bounds(param: Parameter) -> tuple[float | None, float | None]:
 def parameter_axis(param: Parameter, values: Sequence[Any]) -> Axis:
     """The axis of ``param`` for these trial values (in trial order)."""
     if isinstance(param, CategoricalParameter):
-        labels = [str(choice) for choice in param.choices]
-        index = {str(choice): float(i) for i, choice in enumerate(param.choices)}
-        points = [index.get(str(value), math.nan) for value in values]
+        # the spec's choices in order, then any other value seen (a spec changed since the trial)
+        labels = list(dict.fromkeys([*map(str, param.choices), *(str(v) for v in values if v is not None)]))
+        index = {label: float(i) for i, label in enumerate(labels)}
+        points = [math.nan if value is None else index[str(value)] for value in values]
         top = max(1.0, float(len(labels) - 1))
         return Axis(param.name, points, list(map(float, range(len(labels)))), labels, (0.0, top))
     low, high = _bounds(param)
@@ -134,7 +115,7 @@ def parameter_axis(param: Parameter, values: Sequence[Any]) -> Axis:
     points = [_number(value) for value in values]
     span = (float(low), float(high)) if low is not None and high is not None else None
     if isinstance(param, IntParameter):
-        lo, hi = span if span is not None else value_range(points)
+        lo, hi = span if span is not None else finite_span(points)
         ticks = integer_ticks(lo, hi)
         return Axis(param.name, points, ticks, [str(int(t)) for t in ticks], span)
     return Axis(param.name, points, None, None, span)
@@ -155,7 +136,7 @@ def with_inactive_slot(axis: Axis, missing: Sequence[bool]) -> Axis:
     """
     if not any(missing):
         return axis
-    low, high = axis.range if axis.range is not None else value_range(axis.values)
+    low, high = axis.range if axis.range is not None else finite_span(axis.values)
     slot = round(low - 0.2 * (high - low), 12)
     values = [slot if gone else value for value, gone in zip(axis.values, missing, strict=True)]
     ticks = [low + (high - low) * k / 4 for k in range(5)] if axis.tickvals is None else list(axis.tickvals)
@@ -166,7 +147,7 @@ def with_inactive_slot(axis: Axis, missing: Sequence[bool]) -> Axis:
 def _inferred_axis(name: str, values: Sequence[Any]) -> Axis:
     """An axis for a parameter the space does not describe: numbers as they are, else labels."""
     if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        ticks = integer_ticks(*value_range([float(v) for v in values]))
+        ticks = integer_ticks(*finite_span([float(v) for v in values]))
         return Axis(name, [float(v) for v in values], ticks, [str(int(t)) for t in ticks])
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
         return Axis(name, [float(v) for v in values])
@@ -174,65 +155,18 @@ def _inferred_axis(name: str, values: Sequence[Any]) -> Axis:
     return parameter_axis(CategoricalParameter(name, tuple(labels)), [str(v) for v in values])
 
 
-def _parameter_axes(space: SearchSpace | None, scored: Sequence[TrialRecord]) -> list[Axis]:
-    """One axis per free parameter (per varied one when the space is unknown)."""
+def parameter_axes(space: SearchSpace | None, scored: Sequence[TrialRecord]) -> list[Axis]:
+    """One axis per free parameter of ``space``, in its order, then one per varied parameter it
+    does not describe (every varied one when the space is unknown), by name."""
     axes = []
+    described: set[str] = set()
     if space is not None:
+        described = {p.name for p in space.parameters}
         for param in space.free:
             axis = parameter_axis(param, [t.params.get(param.name) for t in scored])
             axes.append(with_inactive_slot(axis, [param.name not in t.params for t in scored]))
-        return axes
-    for name in sorted({name for t in scored for name in t.params}):
+    for name in sorted({name for t in scored for name in t.params} - described):
         values = [t.params.get(name) for t in scored]
         if len({repr(v) for v in values}) > 1:
             axes.append(_inferred_axis(name, values))
     return axes
-
-
-def parallel_coordinates(
-    space: SearchSpace | None, trials: Sequence[TrialRecord], metric: str, mode: str,
-    objectives: Sequence[Objective] = (), ranks: Mapping[int, int] | None = None,
-) -> ParallelCoordinates:
-    """One line per trial that has a score; fixed parameters get no axis.
-
-    The colour scale is reversed for ``mode == "min"`` so the best trials have
-    the same colour whichever the direction. With several ``objectives``, see
-    :func:`objective_coordinates`.
-    """
-    if len(objectives) > 1:
-        return objective_coordinates(space, trials, objectives, ranks)
-    scored = sorted((t for t in trials if score(t) is not None), key=lambda t: t.trial_id)
-    axes = _parameter_axes(space, scored)
-    colors = [float(score(t)) for t in scored]  # type: ignore[arg-type]
-    span = value_range(colors)
-    axes.append(Axis(metric, colors, range=span))
-    return ParallelCoordinates(axes, colors, [t.trial_id for t in scored], reverse_scale=mode == "min",
-                               color_range=span)
-
-
-#: the colour bar's title with several objectives.
-PARETO_RANK = "Pareto rank"
-
-
-def objective_coordinates(space: SearchSpace | None, trials: Sequence[TrialRecord],
-                          objectives: Sequence[Objective],
-                          ranks: Mapping[int, int] | None = None) -> ParallelCoordinates:
-    """Several objectives: one line per trial with every objective's value, an axis per parameter
-    then one per objective, coloured by the trial's Pareto rank (the front brightest).
-
-    ``ranks`` are the search's (:func:`~hpnb.core.summary.pareto_ranks` of all its trials) when
-    ``trials`` are a sample of them; by default, the ranks among ``trials``.
-    """
-    kept = sorted(((t, s) for t in trials if (s := trial_scores(t, objectives)) is not None),
-                  key=lambda pair: pair[0].trial_id)
-    scored = [t for t, _ in kept]
-    axes = _parameter_axes(space, scored)
-    for index, objective in enumerate(objectives):
-        values = [s[index] for _, s in kept]
-        axes.append(Axis(f"{objective.name} ({objective.mode})", values, range=value_range(values)))
-    rank_of = pareto_ranks(scored, objectives) if ranks is None else ranks
-    colors = [float(rank_of[t.trial_id]) for t in scored]
-    top = max(colors, default=0.0)
-    return ParallelCoordinates(axes, colors, [t.trial_id for t in scored], reverse_scale=True,
-                               color_range=(0.0, max(1.0, top)), color_title=PARETO_RANK,
-                               color_ticks=integer_ticks(0.0, max(1.0, top), max_ticks=6))
