@@ -16,7 +16,7 @@ from typing import Any
 try:
     import lightning.pytorch as pl
 except ImportError:  # the older package name
-    import pytorch_lightning as pl
+    import pytorch_lightning as pl  # type: ignore[no-redef, unused-ignore]
 
 from hpnb.integrations.steps import missing_monitor, report_step
 
