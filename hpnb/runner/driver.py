@@ -64,6 +64,8 @@ class DriverState:
     parallel: int = 1
     started: int = 0
     message: str | None = None
+    #: the per-trial resource that allows fewer trials at once than ``parallel`` asks, or None
+    limited_by: str | None = None
 
 
 class Driver(threading.Thread):
@@ -99,6 +101,7 @@ class Driver(threading.Thread):
         self.next_capacity_check = time.monotonic() + CAPACITY_CHECK
         self.public = DriverState(budget=budget, parallel=parallel or self.capacity,
                                   started=recovered.started)
+        self._note_limit()
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
         self.stopping: str | None = None
@@ -208,6 +211,15 @@ class Driver(threading.Thread):
         self.capacity = self.executor.capacity()
         if self.auto_parallel and self.capacity != self.public.parallel:
             self.public.parallel = self.capacity
+        self._note_limit()
+
+    def _note_limit(self) -> None:
+        """Say (in the events) when the workers' resources allow fewer trials than ``parallel``."""
+        limited = self.executor.limited_by if self.capacity < self.public.parallel or self.auto_parallel \
+            else None
+        if limited != self.public.limited_by:
+            self.public.limited_by = limited
+            self.writer.event("slots", {"slots": self.capacity, "limited_by": limited})
 
     def in_flight_limit(self) -> int:
         """How many attempts may be submitted at once.
@@ -217,6 +229,8 @@ class Driver(threading.Thread):
         next trial travels from the driver.
         """
         parallel = self.public.parallel
+        if self.executor.limited_by is not None:  # no more trials than the resources hold
+            parallel = min(parallel, self.capacity)
         if parallel >= self.capacity and not self.strategy.learns_from_results:
             return parallel + self.capacity
         return parallel
