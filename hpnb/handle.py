@@ -102,6 +102,13 @@ class Search(SearchInsight):
         return summary
 
     @property
+    def parallel(self) -> int | None:
+        """Trials run at once: the driver's current limit while it runs here, else the stored one."""
+        if self._driver is not None and self.is_live:
+            return self._driver.public.parallel
+        return self.record.parallel
+
+    @property
     def message(self) -> str | None:
         return self._driver.current_message() if self._driver is not None else self.record.message
 

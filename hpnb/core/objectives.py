@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,14 +26,30 @@ Mode = Literal["min", "max"]
 
 @dataclass(frozen=True)
 class Objective:
-    """One metric a search optimises, and whether lower (``min``) or higher (``max``) is better."""
+    """One metric a search optimises, and whether lower (``min``) or higher (``max``) is better.
+
+    It owns the direction: every comparison of two values of a metric goes through it.
+
+    Example:
+        >>> accuracy = Objective("accuracy", "max")
+        >>> accuracy.loss(0.9), accuracy.is_better(0.9, 0.8), accuracy.best([0.7, 0.9, 0.8])
+        (-0.9, True, 0.9)
+    """
 
     name: str
     mode: Mode = "min"
 
     def loss(self, value: float) -> float:
-        """``value`` as a quantity to minimise."""
+        """``value`` as a quantity to minimise (the one place the direction flips a sign)."""
         return value if self.mode == "min" else -value
+
+    def is_better(self, value: float, other: float) -> bool:
+        """Whether ``value`` is strictly better than ``other``."""
+        return self.loss(value) < self.loss(other)
+
+    def best(self, values: Iterable[float]) -> float | None:
+        """The best of ``values`` (the first of equals); None when there are none."""
+        return min(values, key=self.loss, default=None)
 
     def to_dict(self) -> dict[str, str]:
         return {"name": self.name, "mode": self.mode}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.objectives import Objective, objective_values
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
@@ -41,13 +41,14 @@ class Recovered:
     paused: list[DrivenTrial] = field(default_factory=list)
 
 
-def recover(store: Store, record: ExperimentRecord, strategy: Strategy, scheduler: Scheduler) -> Recovered:
-    """Restore ``strategy`` and ``scheduler`` from ``record`` and list the trials to run again."""
+def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
+            stopping_rule: StoppingRule) -> Recovered:
+    """Restore ``strategy`` and ``stopping_rule`` from ``record`` and list the trials to run again."""
     saved = record.strategy_state or {}
     if saved.get("strategy"):
         strategy.load_state_dict(saved["strategy"])
     if record.scheduler_state:
-        scheduler.load_state_dict(record.scheduler_state)
+        stopping_rule.load_state_dict(record.scheduler_state)
     last = int(saved.get("last_suggested", -1))
     trials = sorted(store.trials(record.id), key=lambda t: t.trial_id)
     objectives = record_objectives(record)
@@ -61,9 +62,9 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy, schedule
     files = CheckpointFiles(store.path.parent / "checkpoints", record.id)
     for trial in trials:
         if trial.state not in _FINISHED:
-            runtime = _runtime(trial, last_seq.get(trial.trial_id, 0), files)
-            paused = trial.state == TrialState.PAUSED.value and runtime.checkpoint is not None
-            (recovered.paused if paused else recovered.requeue).append(runtime)
+            driven = _driven_trial(trial, last_seq.get(trial.trial_id, 0), files)
+            paused = trial.state == TrialState.PAUSED.value and driven.checkpoint is not None
+            (recovered.paused if paused else recovered.requeue).append(driven)
     return recovered
 
 
@@ -103,16 +104,16 @@ def intermediate_values(store: Store, experiment_id: int) -> dict[int, dict[int,
     return values
 
 
-def _runtime(trial: TrialRecord, last_stored_seq: int, files: CheckpointFiles) -> DrivenTrial:
-    """The runtime of an unfinished trial, to run again from its checkpoint when it has one."""
-    runtime = DrivenTrial(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
+def _driven_trial(trial: TrialRecord, last_stored_seq: int, files: CheckpointFiles) -> DrivenTrial:
+    """The driven trial of an unfinished trial, to run again from its checkpoint when it has one."""
+    driven = DrivenTrial(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
                            start=trial.start or 0.0, started=trial.start is not None,
                            last_stored_seq=last_stored_seq,
                            last_stored_step=trial.last_step, last_step=trial.last_step,
                            last_value=trial.value, best_value=trial.best, metrics=dict(trial.metrics))
     if trial.checkpoint:
-        runtime.checkpoint = files.read(trial.checkpoint)
-        runtime.checkpoint_step = trial.checkpoint_step
-    runtime.attempt = trial.retries
-    runtime.new_attempt(skip_through_step=trial.last_step)
-    return runtime
+        driven.checkpoint = files.read(trial.checkpoint)
+        driven.checkpoint_step = trial.checkpoint_step
+    driven.attempt = trial.retries
+    driven.new_attempt(skip_through_step=trial.last_step)
+    return driven

@@ -22,8 +22,6 @@ from hpnb.core.store.errors import (
     UnknownTrial,
 )
 from hpnb.core.store.records import (
-    EXPERIMENT_STATES,
-    TRIAL_STATES,
     ExperimentRecord,
     ResultRow,
     TrialRecord,
@@ -33,8 +31,6 @@ from hpnb.core.store.store import Store
 
 __all__ = [
     "CLEAR",
-    "EXPERIMENT_STATES",
-    "TRIAL_STATES",
     "ExperimentRecord",
     "InvalidName",
     "NameTaken",
