@@ -142,7 +142,8 @@ def worker_resources(info: Mapping[str, Any]) -> dict[str, dict[str, float]]:
             for address, worker in info.get("workers", {}).items()}
 
 
-def check_fits(need: TrialResources, advertised: Mapping[str, Mapping[str, float]]) -> None:
+def check_fits(need: TrialResources, advertised: Mapping[str, Mapping[str, float]],
+               more: str = "workers started with more (dask worker --resources {name}=N)") -> None:
     """Refuse per-trial resources that no worker of a cluster has (no workers yet: nothing to check).
 
     Raises:
@@ -157,7 +158,7 @@ def check_fits(need: TrialResources, advertised: Mapping[str, Mapping[str, float
                 f"the most a worker has is {_amount(name, offered[-1])}"
             raise ClusterError(f"resources.per_trial.{name}: a trial asks {need.raw[name]}, and the "
                                f"cluster's {len(advertised)} worker(s) offer less: {what}; allowed: at most "
-                               f"that, or workers started with more (dask worker --resources {name}=N)")
+                               f"that, or {more.format(name=name)}")
     raise ClusterError(f"resources.per_trial: no worker has all of {need.describe()} at once "
                        f"(workers offer: {_offers(advertised)})")
 
@@ -170,3 +171,30 @@ def _offers(advertised: Mapping[str, Mapping[str, float]]) -> str:
     kinds = sorted({" ".join(f"{k}={v:g}" for k, v in sorted(has.items())) or "nothing"
                     for has in advertised.values()})
     return "; ".join(kinds)
+
+
+def kubernetes_advertised(resources: Resources) -> dict[str, float]:
+    """What each Kubernetes worker advertises for per-trial resources: what its limits (else its
+    requests) give it, ``nvidia.com/gpu`` or ``amd.com/gpu`` as ``gpu``; nothing without ``per_trial``.
+
+    Raises:
+        ClusterError: a trial asks for a resource the worker spec does not give, or for more.
+
+    Example:
+        >>> from hpnb.core.spec.resources import parse_resources
+        >>> spec = parse_resources({"cluster": "kubernetes", "per_trial": {"gpu": 1},
+        ...                         "limits": {"nvidia.com/gpu": 2, "cpu": "4"}})
+        >>> sorted(kubernetes_advertised(spec).items())
+        [('cpu', 4.0), ('gpu', 2.0)]
+    """
+    if not resources.per_trial:
+        return {}
+    given = {**resources.requests, **resources.limits}
+    advertised: dict[str, float] = {}
+    for name, quantity in given.items():
+        key = "gpu" if name in ("nvidia.com/gpu", "amd.com/gpu") else name
+        if key in ("cpu", "memory", "gpu"):
+            advertised[key] = advertised.get(key, 0.0) + quantity.value
+    check_fits(resources.per_trial, {"the worker spec": advertised},
+               more="resources.limits that give each worker more (cpu, memory, nvidia.com/gpu)")
+    return advertised
