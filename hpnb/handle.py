@@ -24,7 +24,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import describe
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
-from hpnb.core.store.errors import UnknownTrial
+from hpnb.core.store.store_errors import UnknownTrial
 from hpnb.core.summary import (
     ExperimentState,
     SearchSummary,
@@ -32,10 +32,10 @@ from hpnb.core.summary import (
     summarize,
 )
 from hpnb.core.trial_log import TrialLog, read_trial_log, unknown_trial
-from hpnb.insight import SearchInsight
 from hpnb.launch import Launch
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.pausing import PauseRefused, pause_problem, resume_problem
+from hpnb.search_insight import SearchInsight
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hpnb.cluster.errors import ClusterError, MainGuardError
+from hpnb.cluster.cluster_errors import ClusterError, MainGuardError
 from hpnb.cluster.trial_slots import WorkerSlot, check_fits, local_slots, worker_resources
 from hpnb.core.spec.resources import Resources
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hpnb.cluster.errors import ClusterError
+from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.core.frozen import FrozenDict
 from hpnb.core.spec.resources import Resources
 from hpnb.core.spec.trial_resources import SLACK, TrialResources

@@ -1,8 +1,9 @@
 """What a search optimises: one objective or several, each a metric and a direction.
 
 A search with one objective ranks trials by that metric's value. A search with
-several has no single best trial: it has a Pareto front (see :mod:`hpnb.core.pareto`),
-the trials no other trial beats on every objective at once.
+several has no single best trial: it has a Pareto front (see :mod:`hpnb.core.non_domination`),
+the trials no other trial beats on every objective at once. The spec's side of the same
+concept (reading ``metric:``, ``mode:`` and ``metrics:``) is :mod:`hpnb.core.spec.objectives`.
 
 Example:
     >>> objectives = (Objective("val_loss", "min"), Objective("accuracy", "max"))
@@ -17,7 +18,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -32,8 +33,8 @@ class Objective:
 
     Example:
         >>> accuracy = Objective("accuracy", "max")
-        >>> accuracy.loss(0.9), accuracy.is_better(0.9, 0.8), accuracy.best([0.7, 0.9, 0.8])
-        (-0.9, True, 0.9)
+        >>> accuracy.loss(0.9), accuracy.is_better(0.9, 0.8)
+        (-0.9, True)
     """
 
     name: str
@@ -46,10 +47,6 @@ class Objective:
     def is_better(self, value: float, other: float) -> bool:
         """Whether ``value`` is strictly better than ``other``."""
         return self.loss(value) < self.loss(other)
-
-    def best(self, values: Iterable[float]) -> float | None:
-        """The best of ``values`` (the first of equals); None when there are none."""
-        return min(values, key=self.loss, default=None)
 
     def to_dict(self) -> dict[str, str]:
         return {"name": self.name, "mode": self.mode}

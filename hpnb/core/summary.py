@@ -15,7 +15,7 @@ same best trial.
   in rank with a score.
 - With **several objectives** (``metrics:``) a trial's scores are its latest value
   of each (none unless it has them all); trials rank by non-domination, then by
-  crowding distance (NSGA-II's order, :mod:`hpnb.core.pareto`), unscored last. There
+  crowding distance (NSGA-II's order, :mod:`hpnb.core.non_domination`), unscored last. There
   is no best trial: the **front** is the trials of rank 0.
 - Trials a dead driver left RUNNING are shown as INTERRUPTED, never as running.
 
@@ -34,8 +34,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.non_domination import non_domination_ranks, pareto_order
 from hpnb.core.objectives import Objective, losses, objective_values
-from hpnb.core.pareto import non_domination_ranks, pareto_order
 from hpnb.core.store.records import ExperimentRecord, TrialRecord
 from hpnb.core.store.store import Store
 from hpnb.core.trial import ExperimentState as ExperimentState  # defined with TrialState, shown here

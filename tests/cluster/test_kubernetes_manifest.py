@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hpnb.cluster.errors import ClusterError
+from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.cluster.kubernetes_manifest import (
     SCHEDULER_REQUESTS,
     autoscaler_manifest,

@@ -20,7 +20,7 @@ from distributed import Client, LocalCluster
 
 import hpnb
 from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
-from hpnb.cluster.errors import ClusterError
+from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.core.spec.resources import parse_resources
 from hpnb.core.store import Store
 

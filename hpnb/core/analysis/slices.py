@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from hpnb.core.analysis.errors import NotEnoughTrials
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import scored_trials
 from hpnb.core.errors import HpnbError, closest
 from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace

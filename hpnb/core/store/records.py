@@ -9,7 +9,7 @@ from typing import Any
 from hpnb.core.errors import SpecError
 from hpnb.core.spec.values import check_experiment_name
 from hpnb.core.store import codec
-from hpnb.core.store.errors import InvalidName, StoreError
+from hpnb.core.store.store_errors import InvalidName, StoreError
 from hpnb.core.trial import ExperimentState, TrialState
 
 MODES = ("min", "max")

@@ -9,7 +9,6 @@ from typing import Any
 from hpnb.core.store import codec
 from hpnb.core.store.base import CLEAR
 from hpnb.core.store.connection import in_transaction, open_writable
-from hpnb.core.store.errors import NameTaken, StoreError, UnknownExperiment
 from hpnb.core.store.records import (
     EXPERIMENT_COLUMNS,
     EXPERIMENT_SELECT,
@@ -20,6 +19,7 @@ from hpnb.core.store.records import (
     validate_name,
     validate_state,
 )
+from hpnb.core.store.store_errors import NameTaken, StoreError, UnknownExperiment
 from hpnb.core.store.trial_logs import TrialLogStore
 from hpnb.core.store.trials import TrialStore
 from hpnb.core.trial import ExperimentState

@@ -9,7 +9,6 @@ from typing import Any
 
 from hpnb.core.store import codec
 from hpnb.core.store.base import StoreBase
-from hpnb.core.store.errors import StoreError, UnknownTrial
 from hpnb.core.store.records import (
     TRIAL_COLUMNS,
     TRIAL_SELECT,
@@ -18,6 +17,7 @@ from hpnb.core.store.records import (
     trial_from_row,
     validate_state,
 )
+from hpnb.core.store.store_errors import StoreError, UnknownTrial
 from hpnb.core.trial import TrialState
 
 _RESULT_SELECT = "SELECT trial_id, seq, step, time, value, metrics FROM results"

@@ -13,7 +13,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from hpnb.core.analysis.errors import NotEnoughTrials
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.importance import importance_per_objective
 from hpnb.core.analysis.slices import contour_data, contour_pair
 from hpnb.core.errors import HpnbError

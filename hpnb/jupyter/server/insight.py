@@ -24,7 +24,7 @@ from typing import Any, cast
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from hpnb.core.analysis.errors import NotEnoughTrials
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import ORDERS, Order, optimization_history
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec import parse_spec
