@@ -19,8 +19,8 @@ import pytest
 from distributed import Client, LocalCluster
 
 import hpnb
-from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
 from hpnb.cluster.cluster_errors import ClusterError
+from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
 from hpnb.core.spec.resources import parse_resources
 from hpnb.core.store import Store
 
