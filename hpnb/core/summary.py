@@ -204,6 +204,9 @@ class SearchSummary:
     front: tuple[dict[str, Any], ...] = ()
     #: how many trials the front has
     front_size: int = 0
+    #: the per-trial resource that lets fewer trials run at once than ``parallel`` asks
+    #: ("4 running, limited by gpu"); known to the process that drives the search, else None
+    limited_by: str | None = None
 
     @property
     def is_multi_objective(self) -> bool:
@@ -230,7 +233,7 @@ class SearchSummary:
             "best": best, "created": self.created, "updated": self.updated, "elapsed": self.elapsed,
             "message": self.message, "driver": self.driver,
             "objectives": [o.to_dict() for o in self.objectives], "front": list(self.front),
-            "front_size": self.front_size,
+            "front_size": self.front_size, "limited_by": self.limited_by,
         }
 
 

@@ -61,14 +61,18 @@ def no_gpus_found(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no nvidia-smi
 
 
-def local_search(resources: dict[str, Any], store: Store, log: Path, trials: int) -> hpnb.Search:
+def local_search(resources: dict[str, Any], store: Store, log: Path,
+                 trials: int) -> tuple[hpnb.Search, str | None]:
     """A search on the local cluster hpnb starts for ``resources`` (closed afterwards), with more
-    trials allowed at once (``parallel``) than its resources hold."""
+    trials allowed at once (``parallel``) than its resources hold; and what its summary said
+    limited it while it ran."""
     client = start_local(LocalShape.from_resources(parse_resources(resources)))
     try:
-        return hpnb.search(partial(holds_devices, log=str(log)), store=store, client=client, name="gpus",
-                           metric="x", resources=resources, parallel=16, trials=trials,
-                           parameters={"x": {"min": 0.0, "max": 1.0}}).wait(120)
+        search = hpnb.search(partial(holds_devices, log=str(log)), store=store, client=client, name="gpus",
+                             metric="x", resources=resources, parallel=16, trials=trials,
+                             parameters={"x": {"min": 0.0, "max": 1.0}})
+        limited_by = search.summary.limited_by
+        return search.wait(120), limited_by
     finally:
         close_client_and_cluster(client)
 
@@ -78,7 +82,8 @@ def local_search(resources: dict[str, Any], store: Store, log: Path, trials: int
 def test_each_trial_sees_only_its_gpus_and_no_more_run_than_the_gpus_hold(store, tmp_path, no_gpus_found,
                                                                           gpus, share, at_once):
     log = tmp_path / "held.log"
-    search = local_search({"per_trial": {"gpu": share}, "gpus": list(gpus)}, store, log, trials=3 * at_once)
+    search, limited_by = local_search({"per_trial": {"gpu": share}, "gpus": list(gpus)}, store, log,
+                                      trials=3 * at_once)
     assert search.state == "COMPLETED", search.message
     records = held(log)
     assert len(records) == 3 * at_once
@@ -92,6 +97,7 @@ def test_each_trial_sees_only_its_gpus_and_no_more_run_than_the_gpus_hold(store,
         assert most_at_once(on_it) <= max(1, round(1 / share)), device
     slots = [e["data"] for e in store.events(search.experiment_id) if e["kind"] == "slots"]
     assert slots and slots[0] == {"slots": at_once, "limited_by": "gpu"}
+    assert limited_by == "gpu"  # the summary's "4 running, limited by gpu"
 
 
 def test_a_custom_resource_on_a_users_cluster_bounds_the_trials_at_once(store, tmp_path):
