@@ -77,6 +77,7 @@ def local_search(resources: dict[str, Any], store: Store, log: Path,
         close_client_and_cluster(client)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("gpus", "share", "at_once"), [((0, 1, 2, 3), 1, 4), ((0, 1), 0.5, 4),
                                                        ((0, 1, 2, 3), 2, 2)])
 def test_each_trial_sees_only_its_gpus_and_no_more_run_than_the_gpus_hold(store, tmp_path, no_gpus_found,
@@ -100,6 +101,7 @@ def test_each_trial_sees_only_its_gpus_and_no_more_run_than_the_gpus_hold(store,
     assert limited_by == "gpu"  # the summary's "4 running, limited by gpu"
 
 
+@pytest.mark.slow
 def test_a_custom_resource_on_a_users_cluster_bounds_the_trials_at_once(store, tmp_path):
     log = tmp_path / "held.log"
     with LocalCluster(n_workers=2, threads_per_worker=3, resources={"licence": 1}, processes=True,
@@ -111,6 +113,7 @@ def test_a_custom_resource_on_a_users_cluster_bounds_the_trials_at_once(store, t
     assert most_at_once(held(log)) == 2  # one licence on each of 2 workers, though 6 threads
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("per_trial", "words"), [
     ({"gpu": 2}, ["resources.per_trial.gpu", "asks 2", "the most a worker has is 1 gpu"]),
     ({"memory": "1Ti"}, ["resources.per_trial.memory", "1Ti", "none of them advertises it"]),
