@@ -4,10 +4,11 @@ A local cluster is given ``gpus: [0, 1, 2, 3]`` (no GPU is needed: the ids are o
 and trials ask ``gpu: 1`` (4 in flight), then ``gpu: 0.5`` (8 in flight). Each trial sleeps a
 duration drawn once from a seeded log-normal table (median 0.5 s, sigma 0.5) and notes the
 ``CUDA_VISIBLE_DEVICES`` its process saw. Utilization is the busy time of the devices (the sum of
-the durations times the share each trial holds) over 4 devices x the search's wall time, against
-the greedy schedule's (no overhead, each trial on the first free slot).
+the durations) over the slots x the search's wall time; the greedy schedule's time (no overhead,
+each trial in order on the first free slot) over hpnb's says how close hpnb comes to it (the
+grid may order the trials otherwise, so it can exceed 1).
 
-Goals: utilization >= 0.95 of the greedy schedule's; trials in flight at most 4 (gpu: 1) and 8
+Goals: greedy / hpnb >= 0.95; trials in flight at most 4 (gpu: 1) and 8
 (gpu: 0.5), each seeing one id.
 
 Usage:
@@ -81,7 +82,8 @@ def run(share: float, trials: int, folder: Path) -> list[Any]:
     in_flight = max(itertools.accumulate(step for _, step in edges))
     one_id = all(len(r["devices"].split(",")) == 1 for r in records)
     ideal = greedy_makespan(DURATIONS[:trials], slots)
-    return [f"gpu: {share:g}", trials, slots, in_flight, one_id, ideal, wall, ideal / wall]
+    busy = sum(r["end"] - r["start"] for r in records) / (slots * wall)
+    return [f"gpu: {share:g}", trials, slots, in_flight, one_id, ideal, wall, ideal / wall, busy]
 
 
 def main() -> int:
@@ -92,8 +94,9 @@ def main() -> int:
         rows = [run(share, trials, Path(folder)) for share in (1.0, 0.5)]
     print_table("fake GPUs 0-3, trials of log-normal length",
                 ["per trial", "trials", "slots", "most in flight", "one id each", "greedy s", "hpnb s",
-                 "utilization / greedy"], rows)
-    return check_goals([Goal(f"utilization / greedy, {row[0]}", row[7], 0.95, at_most=False) for row in rows]
+                 "greedy / hpnb", "busy / (slots x wall)"], rows)
+    return check_goals([Goal(f"greedy schedule's time / hpnb's, {row[0]}", row[7], 0.95, at_most=False)
+                        for row in rows]
                        + [Goal(f"most in flight, {row[0]}", row[3], row[2]) for row in rows])
 
 
