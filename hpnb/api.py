@@ -90,7 +90,8 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     """
     parsed = _parse(spec, spec_fields)
     check_picklable(objective)
-    check_local_fits(parsed.resources)
+    if client is None:  # a client passed in is the cluster: the local one is not started
+        check_local_fits(parsed.resources)
     name = _search_name(name, parsed, objective)
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:

@@ -98,7 +98,7 @@ class Search(SearchInsight):
         summary = summarize(self.record, self.store.trials(self.experiment_id), time.time())
         if self._driver is not None:  # this process knows best: no heartbeat delay
             summary = dataclasses.replace(summary, state=ExperimentState(self._driver.public.state),
-                                          message=self.message)
+                                          message=self.message, limited_by=self._driver.public.limited_by)
         return summary
 
     @property

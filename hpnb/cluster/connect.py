@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.cluster_errors import ClusterError, MainGuardError
+from hpnb.cluster.trial_slots import WorkerSlot, check_fits, local_slots, worker_resources
 from hpnb.core.spec.resources import Resources
 
 if TYPE_CHECKING:  # distributed takes a while to import: the cell that starts a search does not
@@ -40,13 +41,21 @@ class LocalShape:
     threads_per_worker: int
     memory_limit: int | str
     adapt: tuple[int, int] | None = None
+    #: with per-trial resources, each worker's: what it advertises and its environment
+    slots: tuple[WorkerSlot, ...] = ()
 
     @classmethod
     def from_resources(cls, resources: Resources) -> LocalShape:
         memory = resources.memory_limit_bytes()
         adapt = None
         if resources.adapt:
+            if resources.per_trial:
+                raise ClusterError("resources.adapt: a local cluster sized by resources.per_trial does not "
+                                   "adapt; allowed: per_trial without adapt, or adapt without per_trial")
             adapt = (int(resources.adapt["minimum"]), int(resources.adapt["maximum"]))
+        if resources.per_trial:
+            slots = local_slots(resources)
+            return cls(len(slots), resources.threads_per_worker, memory if memory else "auto", slots=slots)
         workers = adapt[0] if adapt else (resources.workers or default_local_workers())
         return cls(workers, resources.threads_per_worker, memory if memory else "auto", adapt)
 
@@ -64,6 +73,8 @@ def check_local_fits(resources: Resources) -> None:
     import psutil
 
     shape = LocalShape.from_resources(resources)
+    if shape.slots:  # sized to fit the machine: checked as its workers were planned
+        return
     workers = shape.adapt[1] if shape.adapt else shape.workers
     cores = os.cpu_count() or 1
     cpu = resources.cpu_request()
@@ -118,9 +129,12 @@ def start_local(shape: LocalShape) -> Client:
     try:
         with dask.config.set({"distributed.scheduler.allowed-failures": 0,
                               "distributed.scheduler.worker-saturation": 1.0}):
-            cluster = LocalCluster(n_workers=shape.workers, threads_per_worker=shape.threads_per_worker,
-                                   processes=True, memory_limit=shape.memory_limit,
-                                   dashboard_address="127.0.0.1:0")
+            if shape.slots:
+                cluster = slot_cluster(shape)
+            else:
+                cluster = LocalCluster(n_workers=shape.workers, threads_per_worker=shape.threads_per_worker,
+                                       processes=True, memory_limit=shape.memory_limit,
+                                       dashboard_address="127.0.0.1:0")
             if shape.adapt is not None:
                 cluster.adapt(minimum=shape.adapt[0], maximum=shape.adapt[1])
     except Exception as exc:
@@ -131,6 +145,22 @@ def start_local(shape: LocalShape) -> Client:
     client = Client(cluster, set_as_default=False)
     client.register_plugin(IgnoreInterrupts())
     return client
+
+
+def slot_cluster(shape: LocalShape) -> Any:
+    """A local cluster of one worker process per slot, each advertising its resources and started
+    with its environment (its ``CUDA_VISIBLE_DEVICES``: set before any user code imports a framework)."""
+    from distributed import Nanny, Scheduler, SpecCluster
+
+    workers = {
+        f"slot-{index}": {"cls": Nanny, "options": {
+            "nthreads": shape.threads_per_worker, "resources": dict(slot.resources), "env": dict(slot.env),
+            "memory_limit": shape.memory_limit if shape.memory_limit != "auto"
+            else int(slot.resources["memory"])}}
+        for index, slot in enumerate(shape.slots)
+    }
+    scheduler = {"cls": Scheduler, "options": {"dashboard_address": "127.0.0.1:0"}}
+    return SpecCluster(workers=workers, scheduler=scheduler, name="hpnb-slots")
 
 
 _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__""")
@@ -223,7 +253,26 @@ class Connection:
 
 def connect(resources: Resources, name: str, client: Client | None = None,
             namespace: Mapping[str, Any] | None = None) -> Connection:
-    """The connection a search called ``name`` with ``resources`` runs its trials through."""
+    """The connection a search called ``name`` with ``resources`` runs its trials through.
+
+    Raises:
+        ClusterError: the cluster cannot be had, or none of its workers can hold a trial's
+            ``resources.per_trial`` (the message names the resource and what the workers offer).
+    """
+    connection = _connect(resources, name, client, namespace)
+    if resources.per_trial:
+        try:
+            check_fits(resources.per_trial,
+                       worker_resources(connection.client.scheduler_info(n_workers=-1)))
+        except ClusterError:
+            if connection.close is not None:
+                connection.close()
+            raise
+    return connection
+
+
+def _connect(resources: Resources, name: str, client: Client | None,
+             namespace: Mapping[str, Any] | None) -> Connection:
     if client is not None:
         own = any(client is local for local in _local.values())  # a local cluster hpnb started
         return Connection(client, restart_worker=restarter(client) if own else None)

@@ -29,6 +29,7 @@ from typing import Any
 
 import yaml
 
+from hpnb.cluster.trial_slots import kubernetes_advertised
 from hpnb.core.errors import SpecError
 from hpnb.core.spec.resources import Resources
 
@@ -228,6 +229,10 @@ def _worker_args(resources: Resources) -> list[str]:
     memory_limit = resources.memory_limit_bytes()
     if memory_limit is not None:
         args += ["--memory-limit", str(memory_limit)]
+    advertised = kubernetes_advertised(resources)
+    if advertised:  # what per-trial resources are counted against: what the limits give
+        args += ["--resources", ",".join(f"{name}={int(amount) if amount == int(amount) else amount}"
+                                         for name, amount in sorted(advertised.items()))]
     return args
 
 

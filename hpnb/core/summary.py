@@ -206,6 +206,9 @@ class SearchSummary:
     front_size: int = 0
     #: what a strategy that chooses (``auto``) chose and why, e.g. ``gp: 40 trials, 6 continuous parameters``
     strategy_choice: str | None = None
+    #: the per-trial resource that lets fewer trials run at once than ``parallel`` asks
+    #: ("4 running, limited by gpu"); known to the process that drives the search, else None
+    limited_by: str | None = None
 
     @property
     def is_multi_objective(self) -> bool:
@@ -233,6 +236,7 @@ class SearchSummary:
             "message": self.message, "driver": self.driver,
             "objectives": [o.to_dict() for o in self.objectives], "front": list(self.front),
             "front_size": self.front_size, "strategy_choice": self.strategy_choice,
+            "limited_by": self.limited_by,
         }
 
 

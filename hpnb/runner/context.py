@@ -47,6 +47,8 @@ class DriverState:
     parallel: int = 1
     started: int = 0
     message: str | None = None
+    #: the per-trial resource that allows fewer trials at once than ``parallel`` asks, or None
+    limited_by: str | None = None
 
 
 @dataclass
@@ -110,6 +112,8 @@ class DriverContext:
         next trial travels from the driver.
         """
         parallel = self.public.parallel
+        if self.executor.limited_by is not None:  # no more trials than the resources hold
+            parallel = min(parallel, self.capacity)
         if parallel >= self.capacity and not self.strategy.learns_from_results:
             return parallel + self.capacity
         return parallel

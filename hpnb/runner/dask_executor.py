@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import cloudpickle
 from distributed import Client, Event, Future, Variable, get_client, get_worker
 
+from hpnb.core.spec.trial_resources import TrialResources, trial_slots
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
 from hpnb.runner.stuck_threads import StuckThreads
@@ -111,9 +112,12 @@ class DaskExecutor(Executor):
     """
 
     def __init__(self, client: Client, topic: str | None = None,
-                 restart_worker: Callable[[str], None] | None = None) -> None:
+                 restart_worker: Callable[[str], None] | None = None,
+                 per_trial: TrialResources | None = None) -> None:
         super().__init__()
         self.client = client
+        #: what each trial holds on its worker (Dask resources); empty: one worker thread
+        self.per_trial = per_trial or TrialResources()
         self._restart_worker = restart_worker
         self._stuck = StuckThreads.of(client)
         self._allowed_workers: list[str] | None = None
@@ -149,14 +153,21 @@ class DaskExecutor(Executor):
             self.sink(ResultBatch(*key, message["rows"], tuple(message.get("unanswered", ()))))
 
     def capacity(self) -> int:
-        """Worker threads, less those held by abandoned trials (see :class:`StuckThreads`)."""
+        """Worker threads, less those held by abandoned trials (see :class:`StuckThreads`); with
+        per-trial resources, the trials the workers' resources hold at once (:attr:`limited_by`
+        then names the resource that bounds them)."""
         info = self.client.scheduler_info(n_workers=-1)
         threads = {address: int(w.get("nthreads", 1)) for address, w in info.get("workers", {}).items()}
         self._stuck.refresh()
         stuck = self._stuck.per_worker()
-        free = {address: n - stuck.get(address, 0) for address, n in threads.items()}
+        free = {address: max(0, n - stuck.get(address, 0)) for address, n in threads.items()}
         self._allowed_workers = [a for a, n in free.items() if n > 0] if stuck else None
-        return max(1, sum(max(0, n) for n in free.values()))
+        if not self.per_trial:
+            return max(1, sum(free.values()))
+        advertised = {address: {k: float(v) for k, v in (w.get("resources") or {}).items()}
+                      for address, w in info.get("workers", {}).items()}
+        slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
+        return max(1, slots)
 
     def _key(self, trial_id: int, attempt: int) -> str:
         return f"{self.topic}-trial-{trial_id}-{attempt}"
@@ -175,6 +186,8 @@ class DaskExecutor(Executor):
         self._experiment = task.experiment
         # keep new trials off threads that abandoned trials still hold
         placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
+        if self.per_trial:
+            placement["resources"] = dict(self.per_trial.amounts)
         future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False,
                                     **placement)
         with self._lock:

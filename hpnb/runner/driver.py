@@ -90,6 +90,7 @@ class Driver(threading.Thread):
         self.waiting: dict[int, tuple[AttemptDone, float]] = {}
         self.next_id = recovered.next_id
         self.next_capacity_check = self.context.clock() + CAPACITY_CHECK
+        self._note_limit()
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
         self._closing = threading.Lock()
@@ -203,6 +204,15 @@ class Driver(threading.Thread):
         c.capacity = self.executor.capacity()
         if c.auto_parallel and c.capacity != self.public.parallel:
             self.public.parallel = c.capacity
+        self._note_limit()
+
+    def _note_limit(self) -> None:
+        """Say (in the events) when the workers' resources allow fewer trials than ``parallel``."""
+        c = self.context
+        limited = self.executor.limited_by if c.capacity < self.public.parallel or c.auto_parallel else None
+        if limited != self.public.limited_by:
+            self.public.limited_by = limited
+            self.writer.event("slots", {"slots": c.capacity, "limited_by": limited})
 
     def _fill_slots(self) -> None:
         c = self.context

@@ -80,6 +80,8 @@ class Executor(ABC):
 
     def __init__(self) -> None:
         self.sink: Sink = lambda event: None
+        #: the per-trial resource that holds :meth:`capacity` below the worker threads, or None
+        self.limited_by: str | None = None
 
     @abstractmethod
     def capacity(self) -> int:

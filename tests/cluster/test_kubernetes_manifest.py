@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.cluster.kubernetes_manifest import (
     SCHEDULER_REQUESTS,
     autoscaler_manifest,
@@ -318,3 +319,23 @@ def test_manifests_fit_the_operators_own_crds(kind):
     jsonschema.validate(documents[kind]["spec"], spec_schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**documents[kind]["spec"], "replicaz": 2}, spec_schema)
+
+
+def test_workers_advertise_what_their_limits_give_for_per_trial_resources():
+    resources = parse_resources({"cluster": "kubernetes", "per_trial": {"gpu": 1, "memory": "2Gi"},
+                                 "limits": {"nvidia.com/gpu": 2, "memory": "4Gi", "cpu": "1500m"},
+                                 "requests": {"nvidia.com/gpu": 2}})
+    args = cluster_manifest(resources, "gpus")["spec"]["worker"]["spec"]["containers"][0]["args"]
+    assert args[args.index("--resources") + 1] == "cpu=1.5,gpu=2,memory=4294967296"
+
+
+@pytest.mark.parametrize(("per_trial", "words"), [
+    ({"gpu": 2}, ["resources.per_trial.gpu", "asks 2", "the most a worker has is 1 gpu", "resources.limits"]),
+    ({"licence": 1}, ["resources.per_trial.licence", "none of them advertises it"]),
+])
+def test_a_trial_the_worker_spec_cannot_hold_is_refused_before_anything_starts(per_trial, words):
+    resources = parse_resources({"cluster": "kubernetes", "per_trial": per_trial,
+                                 "limits": {"nvidia.com/gpu": 1}, "requests": {"nvidia.com/gpu": 1}})
+    with pytest.raises(ClusterError) as raised:
+        cluster_manifest(resources, "too-big")
+    assert all(word in str(raised.value) for word in words), str(raised.value)

@@ -13,6 +13,8 @@ import hpnb
 from hpnb.core.store import Store
 from tests.integrations import frameworks
 
+pytestmark = pytest.mark.slow  # real trainings, most on a Dask cluster
+
 #: each framework's objective, its learning-rate parameter, the rates tried, the search's metric
 FRAMEWORKS = {
     "keras": (frameworks.keras_digits, "lr", (1.0, 0.3, 0.1, 0.03, 0.01, 0.003), "val_loss", 4),

@@ -16,9 +16,11 @@ from typing import Any
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.spec.quantity import Quantity, QuantityKind, parse_quantity
+from hpnb.core.spec.trial_resources import TrialResources, parse_gpus, parse_per_trial
 from hpnb.core.spec.values import as_bool, as_float, as_int, as_mapping, as_text, check_keys
 
-RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "adapt", "kubernetes")
+RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "adapt", "kubernetes",
+                 "per_trial", "gpus")
 KUBERNETES_KEYS = ("image", "namespace", "env", "node_selector", "tolerations", "service_account",
                    "adapt", "keep", "timeout")
 TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
@@ -45,6 +47,10 @@ class Resources:
     #: ``{minimum, maximum}`` workers for a local cluster that grows and shrinks with the search
     #: (a Kubernetes cluster takes ``kubernetes.adapt``).
     adapt: Mapping[str, int] | None = None
+    #: what one trial holds while it runs (Dask worker resources); empty: one worker thread
+    per_trial: TrialResources = field(default_factory=TrialResources)
+    #: the GPU ids a local cluster hands out to its workers (None: those it detects)
+    gpus: tuple[int, ...] | None = None
 
     def memory_limit_bytes(self) -> int | None:
         """The memory limit of a worker in bytes (rounded up), or None."""
@@ -81,6 +87,10 @@ class Resources:
             out["kubernetes"] = thaw(self.kubernetes)
         if self.adapt:
             out["adapt"] = dict(self.adapt)
+        if self.per_trial:
+            out["per_trial"] = self.per_trial.to_dict()
+        if self.gpus is not None:
+            out["gpus"] = list(self.gpus)
         return out
 
 
@@ -114,6 +124,10 @@ def parse_resources(data: Any, path: str = "resources") -> Resources:
     if kubernetes is not None and cluster != "kubernetes":
         raise SpecError(f"{path}.kubernetes", "only applies with cluster: kubernetes", value=cluster,
                         allowed="cluster: kubernetes, or remove the kubernetes section")
+    gpus = parse_gpus(data.get("gpus"), f"{path}.gpus")
+    if gpus is not None and cluster != "local":
+        raise SpecError(f"{path}.gpus", "applies to the local cluster hpnb starts", value=cluster,
+                        allowed="cluster: local (other clusters' workers say which GPUs they have)")
     return Resources(
         cluster=cluster,
         workers=None if workers is None else as_int(workers, f"{path}.workers", minimum=1),
@@ -123,6 +137,8 @@ def parse_resources(data: Any, path: str = "resources") -> Resources:
         limits=FrozenDict(limits),
         kubernetes=freeze(_parse_kubernetes(kubernetes, f"{path}.kubernetes")),
         adapt=None if adapt is None else FrozenDict(_parse_adapt(adapt, f"{path}.adapt")),
+        per_trial=parse_per_trial(data.get("per_trial"), f"{path}.per_trial"),
+        gpus=gpus,
     )
 
 

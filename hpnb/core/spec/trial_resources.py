@@ -1,0 +1,135 @@
+"""What one trial needs: ``resources.per_trial`` (and the GPUs of a local cluster, ``resources.gpus``).
+
+Amounts become Dask worker resources of the same names: ``cpu`` in cores, ``memory`` in bytes,
+``gpu`` in devices (a fraction ``1/k`` shares one device among ``k`` trials), and any other
+name (a licence, a disk) in its own unit, which the cluster's workers must advertise.
+
+Example:
+    >>> need = parse_per_trial({"cpu": 2, "gpu": 0.5, "memory": "4Gi"}, "resources.per_trial")
+    >>> need.amounts["gpu"], need.amounts["memory"], need.describe()
+    (0.5, 4294967296.0, 'cpu=2 gpu=0.5 memory=4Gi')
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hpnb.core.errors import SpecError, closest
+from hpnb.core.frozen import FrozenDict
+from hpnb.core.spec.quantity import parse_quantity
+from hpnb.core.spec.values import as_int, as_mapping
+
+#: the resources every cluster kind hpnb starts advertises; other names are the user's own
+KNOWN = ("cpu", "gpu", "memory")
+_CUSTOM = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,62}$")
+_ALIASES = {"gpus": "gpu", "nvidia.com/gpu": "gpu", "cpus": "cpu", "mem": "memory"}
+#: how far a typed fraction may be from 1/k (0.33 is a third)
+_FRACTION_TOLERANCE = 0.02
+#: a worker holds a trial when it has this much less than asked at most (floating shares of a GPU)
+SLACK = 1e-9
+
+
+@dataclass(frozen=True)
+class TrialResources:
+    """Amounts one trial holds while it runs, by Dask resource name.
+
+    Attributes:
+        amounts: the amount of each resource (``memory`` in bytes).
+        raw: each amount as written.
+    """
+
+    amounts: Mapping[str, float] = field(default_factory=FrozenDict)
+    raw: Mapping[str, str] = field(default_factory=FrozenDict)
+
+    def __bool__(self) -> bool:
+        return bool(self.amounts)
+
+    def describe(self) -> str:
+        return " ".join(f"{name}={self.raw[name]}" for name in sorted(self.amounts))
+
+    def gpu(self) -> float:
+        """GPUs a trial takes (0 without ``gpu``)."""
+        return float(self.amounts.get("gpu", 0.0))
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self.raw)
+
+
+def parse_per_trial(data: Any, path: str) -> TrialResources:
+    """Validate ``resources.per_trial`` (None: a trial takes one worker thread, nothing more)."""
+    if data is None:
+        return TrialResources()
+    data = as_mapping(data, path, allowed="a mapping such as {cpu: 2, gpu: 1, memory: 4Gi}")
+    amounts: dict[str, float] = {}
+    raw: dict[str, str] = {}
+    for name, value in data.items():
+        where = f"{path}.{name}"
+        if name in _ALIASES or not _CUSTOM.match(str(name)):
+            raise SpecError(where, "unknown resource name", value=name,
+                            allowed="cpu, gpu, memory or a name of your own that the workers advertise "
+                                    "(letters, digits, '_', '.', '-')",
+                            suggestion=_ALIASES.get(name) or closest(str(name), KNOWN))
+        quantity = parse_quantity(value, where, kind="memory" if name == "memory" else
+                                  "cpu" if name == "cpu" else "other")
+        if quantity.value <= 0:
+            raise SpecError(where, "must be more than 0", value=value, allowed="a positive amount")
+        amount = _gpu_amount(quantity.value, where, value) if name == "gpu" else quantity.value
+        amounts[name], raw[name] = amount, quantity.raw
+    return TrialResources(FrozenDict(amounts), FrozenDict(raw))
+
+
+def _gpu_amount(value: float, path: str, typed: Any) -> float:
+    """Whole GPUs, or a share 1/k of one (0.33 is read as 1/3)."""
+    if value >= 1:
+        if value != int(value):
+            raise SpecError(path, "more than one GPU comes in whole GPUs", value=typed,
+                            allowed="a whole number (1, 2, 4) or a share 1/k of one GPU (0.5, 0.25)")
+        return value
+    share = round(1 / value)
+    if abs(value * share - 1) > _FRACTION_TOLERANCE:
+        raise SpecError(path, "a fraction of a GPU must share it evenly", value=typed,
+                        allowed=f"1/k of one GPU: 0.5, 0.33, 0.25, ... (nearest: {1 / share:.3g} or "
+                                f"{1 / (share + 1 if value * share > 1 else share - 1):.3g})")
+    return 1 / share
+
+
+def parse_gpus(data: Any, path: str) -> tuple[int, ...] | None:
+    """``resources.gpus``: the device ids a local cluster hands out (None: detect them)."""
+    if data is None:
+        return None
+    if isinstance(data, (str, bytes)) or not isinstance(data, (list, tuple)):
+        raise SpecError(path, "must be a list of GPU ids", value=data, allowed="a list such as [0, 1, 2, 3]")
+    ids = tuple(as_int(item, f"{path}.{i}", minimum=0) for i, item in enumerate(data))
+    if not ids:
+        raise SpecError(path, "names no GPU", value=list(data), allowed="a list of at least one GPU id")
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise SpecError(path, "names a GPU twice", value=list(data), allowed=f"each id once (repeated: "
+                        f"{', '.join(map(str, repeated))})")
+    return ids
+
+
+def trial_slots(need: TrialResources, threads: Mapping[str, int],
+                advertised: Mapping[str, Mapping[str, float]]) -> tuple[int, str | None]:
+    """How many trials the workers hold at once, and the resource that holds the fewest (None
+    without per-trial resources).
+
+    Example:
+        >>> need = parse_per_trial({"gpu": 1, "cpu": 1}, "per_trial")
+        >>> trial_slots(need, {"a": 4, "b": 4}, {"a": {"gpu": 2.0, "cpu": 4}, "b": {"gpu": 1.0, "cpu": 4}})
+        (3, 'gpu')
+    """
+    total = 0
+    bound = dict.fromkeys(need.amounts, 0)
+    for address, count in threads.items():
+        has = advertised.get(address, {})
+        fits = {name: min(count, math.floor(has.get(name, 0.0) / amount + SLACK))
+                for name, amount in need.amounts.items()}
+        total += min([count, *fits.values()])
+        for name, n in fits.items():
+            bound[name] += n
+    return total, min(bound, key=lambda name: bound[name], default=None)
