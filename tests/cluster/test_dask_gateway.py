@@ -141,21 +141,22 @@ def worker_count(client: Any) -> int:
     return len(client.scheduler_info(n_workers=-1)["workers"])
 
 
-def test_a_search_names_the_gateway_clusters_client_and_runs_to_completion(gw_cluster, store):
+@pytest.mark.parametrize("named", ["client", "gw_cluster"])
+def test_a_search_names_the_gateway_cluster_or_its_client_and_runs_to_completion(gw_cluster, store, named):
     gw_cluster.scale(2)
     client = gw_cluster.get_client()
     client.wait_for_workers(2, timeout=120)
-    spec = """
+    spec = f"""
         metric: loss
         strategy: random
         trials: 6
         seed: 0
         parameters:
-          x: {min: 0.0, max: 1.0}
-        resources: {cluster: client}
+          x: {{min: 0.0, max: 1.0}}
+        resources: {{cluster: {named}}}
         """
-    search = hpnb.search(stepper, textwrap.dedent(spec), name="on-gateway", store=store,
-                         namespace={"client": client})
+    notebook = {"client": client, "gw_cluster": gw_cluster}  # what the user's notebook defined
+    search = hpnb.search(stepper, textwrap.dedent(spec), name="on-gateway", store=store, namespace=notebook)
     assert search.wait(180).state == "COMPLETED", search.message
 
     trials = store.trials(search.experiment_id)
