@@ -11,7 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import hpnb
 from hpnb.core.store import Store
 from tests.runner.processes import free_port
 from tests.store_checks import no_result_stored_twice as no_result_stored_twice
+from tests.waiting import wait_until
 
 pytest.importorskip("dask_gateway_server", reason="the test extra brings dask-gateway-server")
 pytest.importorskip("dask_gateway", reason="the test extra brings dask-gateway")
@@ -53,14 +54,6 @@ def gateway_config(directory: Path, api_port: int, proxy_port: int) -> str:
         """)
 
 
-def wait_for(condition: Callable[[], object], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout:g} s")
-        time.sleep(0.2)
-
-
 def _answers(gateway: Gateway) -> bool:
     try:
         gateway.list_clusters()
@@ -85,7 +78,8 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     client = Gateway(address=f"http://127.0.0.1:{api_port}", proxy_address=f"gateway://127.0.0.1:{proxy_port}",
                      auth="basic")
     try:
-        wait_for(lambda: server.poll() is not None or _answers(client), 60, "the gateway server answering")
+        wait_until(lambda: server.poll() is not None or _answers(client), 60, "the gateway server answering",
+                   interval=0.2)
         assert server.poll() is None, f"the gateway server ended:\n{log.read_text()}"
         yield client
     finally:
@@ -187,7 +181,8 @@ def test_the_gateway_cluster_adapts_to_the_search_and_back(gw_cluster, store):
     assert search.state == "COMPLETED", search.message
     assert most == 3  # the gateway added workers while trials waited
     assert len({t.worker for t in store.trials(search.experiment_id)}) == 3
-    wait_for(lambda: worker_count(client) == 1, 90, "the idle gateway cluster shrinking to its minimum")
+    wait_until(lambda: worker_count(client) == 1, 90, "the idle gateway cluster shrinking to its minimum",
+               interval=0.5)
 
 
 def test_a_search_survives_the_loss_of_a_gateway_worker(gw_cluster, store, tmp_path):
@@ -200,7 +195,7 @@ def test_a_search_survives_the_loss_of_a_gateway_worker(gw_cluster, store, tmp_p
     search = hpnb.search(lambda x: checkpointed(x, str(tmp_path)), spec, name="losing-a-worker", store=store,
                          namespace={"client": client})
     pid_file = tmp_path / "pid"
-    wait_for(pid_file.exists, 120, "the first trial reaching step 4")
+    wait_until(pid_file.exists, 120, "the first trial reaching step 4")
     pid = int(pid_file.read_text())
     group = os.getpgid(pid)
     assert group != os.getpgid(0)  # the gateway starts each worker in its own session
