@@ -102,6 +102,14 @@ def gw_cluster(gateway: Gateway) -> Iterator[GatewayCluster]:
 
 
 @pytest.fixture
+def gw_client(gw_cluster: GatewayCluster) -> Iterator[Any]:
+    """The cluster's client, as ``gw_cluster.get_client()`` gives it in a notebook."""
+    client = gw_cluster.get_client(set_as_default=False)
+    yield client
+    client.close()
+
+
+@pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store(tmp_path / "hpnb.sqlite")
     yield opened
@@ -136,9 +144,10 @@ def worker_count(client: Any) -> int:
 
 
 @pytest.mark.parametrize("named", ["client", "gw_cluster"])
-def test_a_search_names_the_gateway_cluster_or_its_client_and_runs_to_completion(gw_cluster, store, named):
+def test_a_search_names_the_gateway_cluster_or_its_client_and_runs_to_completion(gw_cluster, gw_client, store,
+                                                                                 named):
     gw_cluster.scale(2)
-    client = gw_cluster.get_client()
+    client = gw_client
     client.wait_for_workers(2, timeout=120)
     spec = f"""
         metric: loss
@@ -166,9 +175,9 @@ def long_stepper(x: float) -> dict[str, float]:
     return stepper(x, steps=20, pause=0.2)
 
 
-def test_the_gateway_cluster_adapts_to_the_search_and_back(gw_cluster, store):
+def test_the_gateway_cluster_adapts_to_the_search_and_back(gw_cluster, gw_client, store):
     gw_cluster.adapt(minimum=1, maximum=3)
-    client = gw_cluster.get_client()
+    client = gw_client
     client.wait_for_workers(1, timeout=120)
     assert worker_count(client) == 1
     spec = {"metric": "loss", "strategy": "random", "trials": 9, "parallel": 3,
@@ -185,9 +194,9 @@ def test_the_gateway_cluster_adapts_to_the_search_and_back(gw_cluster, store):
                interval=0.5)
 
 
-def test_a_search_survives_the_loss_of_a_gateway_worker(gw_cluster, store, tmp_path):
+def test_a_search_survives_the_loss_of_a_gateway_worker(gw_cluster, gw_client, store, tmp_path):
     gw_cluster.adapt(minimum=2, maximum=2)  # the gateway replaces a worker that is lost
-    client = gw_cluster.get_client()
+    client = gw_client
     client.wait_for_workers(2, timeout=120)
     spec = {"metric": "loss", "strategy": {"name": "fixed", "configs": [{"x": 0.0}, {"x": 1.0}, {"x": 2.0}]},
             "parameters": {"x": [0.0, 1.0, 2.0]}, "parallel": 2, "retries": 2,
