@@ -25,7 +25,8 @@ from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import Suggestion, TrialState
-from hpnb.runner.checkpoints import CheckpointFiles
+from hpnb.runner.checkpoint_refs import CheckpointRefs
+from hpnb.runner.checkpoint_store import CheckpointLocation, CheckpointStore, location_for
 from hpnb.runner.controls import Command, DriverCommands
 from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
@@ -73,17 +74,20 @@ class Driver(threading.Thread):
                  name: str, store: Store, executor: Executor, strategy: Strategy, scheduler: Scheduler,
                  recovered: Recovered, budget: int, parallel: int | None,
                  scale: Callable[[int], None] | None = None, lease: DriverLease | None = None,
-                 on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None
-                 ) -> None:
+                 on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None,
+                 checkpoints: CheckpointLocation | None = None) -> None:
         super().__init__(name=f"hpnb-driver-{name}", daemon=True)
         self.objective, self.spec, self.name = objective, spec, name
         self.experiment_id, self.store, self.executor = experiment_id, store, executor
         self.strategy, self.scheduler = strategy, scheduler
         self.inbox: queue.Queue[Any] = queue.Queue()
         self.executor.sink = self.inbox.put
-        self.checkpoints = CheckpointFiles(store.path.parent / "checkpoints", experiment_id)
+        self.location = checkpoints or location_for(
+            spec.checkpoints.store, spec.checkpoints.keep, store.path, name, experiment_id,
+            store.experiment_with_id(experiment_id).created)
+        self.checkpoints = CheckpointRefs(CheckpointStore(self.location))
         self.writer = StoreWriter(store, experiment_id, strategy, scheduler, on_change,
-                                  on_checkpoint_stored=self.checkpoints.prune)
+                                  on_checkpoint_stored=self.checkpoints.committed)
         self.on_end = on_end
         self.scale = scale
         self.lease = lease
@@ -110,6 +114,8 @@ class Driver(threading.Thread):
         self.pauses = Pauses(self)
         self.verdicts = Verdicts(self)
         self.pauses.paused.update({r.trial_id: r for r in recovered.paused})
+        for trial_id, (ref, step) in recovered.checkpoints.items():
+            self.checkpoints.add(trial_id, ref, step)
         #: where trials wait for a verdict: the rule's and the strategy's decision points
         self.decision_points = scheduler.decision_points() | strategy.decision_points()
         #: what the search's message must keep saying whatever it ends with (stuck worker threads)
@@ -294,7 +300,9 @@ class Driver(threading.Thread):
         return TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
                          runtime.checkpoint, decision_points=self.decision_points,
                          start_step=runtime.start_step, verdict_timeout=VERDICT_TIMEOUT,
-                         objectives=self.objective_names)
+                         objectives=self.objective_names, checkpoints=self.location,
+                         fallback=tuple(c for c in self.checkpoints.candidates(runtime.trial_id)
+                                        if c[0] != runtime.checkpoint))
 
     @property
     def objective_names(self) -> tuple[str, ...]:
@@ -304,6 +312,8 @@ class Driver(threading.Thread):
     # -- results ----------------------------------------------------------------------
     def _on_batch(self, batch: ResultBatch) -> None:
         runtime = self.running.get(batch.trial_id)
+        for name, data in batch.events:  # what the worker noted (a checkpoint found missing)
+            self.writer.event(name, data)
         if batch.unanswered:
             self.writer.event("verdict_timeout", {"trial": batch.trial_id, "attempt": batch.attempt,
                                                   "steps": list(batch.unanswered)})
@@ -321,17 +331,17 @@ class Driver(threading.Thread):
         self.writer.trial(runtime.trial_id, last_step=runtime.last_step, best=runtime.best_value,
                           value=runtime.last_value)
 
-    def keep_checkpoint(self, runtime: DrivenTrial, step: int | None, blob: bytes) -> None:
-        runtime.checkpoint = blob
-        runtime.checkpoint_step = step
-        ref = self.checkpoints.write(runtime.trial_id, blob)
-        if ref is not None:
+    def keep_checkpoint(self, runtime: DrivenTrial, step: int | None, ref: Any) -> None:
+        """A worker wrote a checkpoint (``ref``) or failed to (``{"error": why}``)."""
+        if isinstance(ref, str):
+            runtime.checkpoint, runtime.checkpoint_step = ref, step
+            self.checkpoints.add(runtime.trial_id, ref, step)
             self.writer.checkpoint(runtime.trial_id, step, ref)
-        elif self.checkpoints.last_error != runtime.checkpoint_error:
-            # kept in memory for retries and exploits, but not for a resume: say so once per trial
-            runtime.checkpoint_error = self.checkpoints.last_error
-            self.writer.event("checkpoint_failed", {"trial": runtime.trial_id, "step": step,
-                                                    "error": runtime.checkpoint_error})
+            return
+        error = str(ref.get("error")) if isinstance(ref, dict) else f"not a checkpoint reference: {ref!r}"
+        if error != runtime.checkpoint_error:  # the trial resumes from its previous one: say so once
+            runtime.checkpoint_error = error
+            self.writer.event("checkpoint_failed", {"trial": runtime.trial_id, "step": step, "error": error})
 
     def request_stop(self, runtime: DrivenTrial, reason: str, waits: bool = False) -> None:
         """Stop an attempt: by its verdict when it waits at a decision point, else by its stop flag."""

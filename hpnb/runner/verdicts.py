@@ -42,7 +42,7 @@ class Verdicts:
         self.driver = driver
         #: exploits decided for members whose pause had not landed yet (their attempt was still
         #: ending): carried out with the donor's checkpoint of the decision when they park
-        self.deferred: dict[int, tuple[Exploit, bytes | None]] = {}
+        self.deferred: dict[int, tuple[Exploit, str | None]] = {}
 
     def answer_waiting(self, batch: ResultBatch, verdict: str) -> None:
         for raw in batch.rows:
@@ -63,7 +63,7 @@ class Verdicts:
         if row.value is None:
             return self.user_pause(runtime, waits=len(raw) > 5)
         step = row.step if row.step is not None else row.seq
-        return self.judge(runtime, step, row.value, blob is not None, waits=len(raw) > 5)
+        return self.judge(runtime, step, row.value, isinstance(blob, str), waits=len(raw) > 5)
 
     def judge(self, runtime: DrivenTrial, step: int, value: float, checkpointed: bool, waits: bool) -> str:
         """Let the strategy and the early-stopping rule see one result; the trial's verdict."""
@@ -116,7 +116,7 @@ class Verdicts:
             if runtime is not None:
                 self.restart_from_donor(runtime, exploit)
             elif trial_id in self.driver.running:  # told to pause, its attempt not ended yet
-                self.deferred[trial_id] = (exploit, self.checkpoint_of(exploit.donor))
+                self.deferred[trial_id] = (exploit, self.checkpoint_of(exploit.donor, trial_id))
 
     def carry_out_deferred(self, runtime: DrivenTrial) -> None:
         """``runtime`` has just parked: the exploit decided while its pause was landing, if any."""
@@ -148,7 +148,7 @@ class Verdicts:
 
     def exploit(self, runtime: DrivenTrial, exploit: Exploit, waits: bool = False) -> bool:
         """Restart ``runtime``'s member from the donor's checkpoint with explored params."""
-        blob = self.checkpoint_of(exploit.donor)
+        blob = self.checkpoint_of(exploit.donor, runtime.trial_id)
         if blob is None:
             log.warning("hpnb: no checkpoint of trial %s to exploit; trial %s carries on",
                         exploit.donor, runtime.trial_id)
@@ -159,13 +159,14 @@ class Verdicts:
         self.driver.executor.submit(self.driver.objective, self.driver.task_of(runtime))
         return True
 
-    def restart_from_donor(self, runtime: DrivenTrial, exploit: Exploit, blob: bytes | None = None) -> None:
-        """Give ``runtime`` its new params and the donor's checkpoint, as its next attempt."""
-        blob = blob if blob is not None else self.checkpoint_of(exploit.donor)
+    def restart_from_donor(self, runtime: DrivenTrial, exploit: Exploit, blob: str | None = None) -> None:
+        """Give ``runtime`` its new params and a copy of the donor's checkpoint, as its next attempt."""
+        blob = blob if blob is not None else self.checkpoint_of(exploit.donor, runtime.trial_id)
         if blob is None:
             return  # the donor's checkpoint is gone: the member resumes from its own
         runtime.params, runtime.parent = dict(exploit.params), exploit.donor
         runtime.checkpoint, runtime.checkpoint_step = blob, exploit.donor_step
+        self.driver.writer.checkpoint(runtime.trial_id, exploit.donor_step, blob)
         # continue from the donor's step; steps this member already stored are not stored again
         behind = runtime.last_stored_step is not None and (exploit.donor_step or 0) < runtime.last_stored_step
         runtime.new_attempt(skip_through_step=runtime.last_stored_step if behind else None)
@@ -175,12 +176,11 @@ class Verdicts:
                                       "params": runtime.params})
         self.driver.writer.strategy_dirty = self.driver.writer.save_state_now = True
 
-    def checkpoint_of(self, trial_id: int) -> bytes | None:
-        donor = self.driver.running.get(trial_id) or self.driver.pauses.paused.get(trial_id)
-        if donor is not None and donor.checkpoint is not None:
-            return donor.checkpoint
-        ref = self.driver.checkpoints.latest(trial_id)
-        return None if ref is None else self.driver.checkpoints.read(ref)
+    def checkpoint_of(self, trial_id: int, member: int) -> str | None:
+        """A copy of trial ``trial_id``'s latest checkpoint for ``member`` (made in the checkpoint
+        store), or None when it has none left."""
+        copied = self.driver.checkpoints.copy_for(member, trial_id)
+        return None if copied is None else copied[0]
 
     def stop_reason(self, step: int) -> str:
         max_t = self.driver.scheduler.max_t

@@ -50,9 +50,9 @@ def _checkpointing_search(store, dask_client, name: str):
 
 
 def _wait_for_checkpoint_folder(store, search) -> None:
-    folder = store.path.parent / "checkpoints" / str(search.experiment_id)
+    folder = store.path.parent / "checkpoints"
     deadline = time.monotonic() + 60
-    while not any(folder.glob("*")) and time.monotonic() < deadline:
+    while not any(folder.glob("*/trial-*/ckpt-*")) and time.monotonic() < deadline:
         time.sleep(0.02)
 
 
