@@ -35,7 +35,13 @@ from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.warm_start import warm_start_trials
-from hpnb.runner.checkpoint_store import CheckpointLocation, CheckpointStore, search_location
+from hpnb.runner.checkpoint_reach import unreachable_message, workers_problem
+from hpnb.runner.checkpoint_store import (
+    CheckpointLocation,
+    CheckpointStore,
+    CheckpointStoreError,
+    search_location,
+)
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import recover
@@ -151,6 +157,7 @@ class Launch:
             self._close_cluster = connection.close
             if self._stopped_before_start(lease):
                 return
+            self._check_workers_reach(connection, location)
             driver = self._driver_on(connection, lease, location)
         except BaseException as exc:
             self._fail(exc, waiting_for, lease)
@@ -183,6 +190,21 @@ class Launch:
         location = search_location(self.store.path, self.name, record.id, record.created, self.spec.to_dict())
         CheckpointStore(location).probe()
         return location
+
+    def _check_workers_reach(self, connection: Connection, location: CheckpointLocation) -> None:
+        """A worker reads a probe the driver wrote (hpnb's own local cluster shares this disk):
+        a store the spec names that workers cannot read is an error before any trial starts; the
+        default folder unseen by them is recorded with the search."""
+        if self.client is None and self.spec.resources.cluster == "local":
+            return
+        problem = workers_problem(connection.client, location)
+        if problem is None:
+            return
+        named = self.spec.checkpoints.store is not None
+        message = unreachable_message(location, problem, named)
+        if named:
+            raise CheckpointStoreError(message)
+        self.store.add_event(self.experiment_id, "checkpoint_store_unreachable", {"message": message})
 
     def _driver_on(self, connection: Connection, lease: DriverLease, location: CheckpointLocation) -> Driver:
         """The driver of the search on ``connection``, rebuilt from what the store holds."""

@@ -152,15 +152,23 @@ class CheckpointStore:
     # -- writing ----------------------------------------------------------------------------
     def probe(self) -> None:
         """Write and delete a small file; CheckpointStoreError naming the URL when it fails."""
-        probe = self.path(f"{self.location.key}/.probe-{secrets.token_hex(4)}")
+        probe = f"{self.location.key}/.probe-{secrets.token_hex(4)}"
         try:
-            self._put_small(probe, b"hpnb")
-            self.fs.rm_file(probe)
+            self.put_probe(probe)
+            self.fs.rm_file(self.path(probe))
         except Exception as err:  # any backend's error: say which store and why
             raise CheckpointStoreError(
                 f"checkpoints.store: cannot write to {self.location.url!r} ({type(err).__name__}: {err}); "
                 "give a folder or an fsspec URL (s3://bucket/prefix) that this process and every "
                 "worker can write") from err
+
+    def put_probe(self, relative: str) -> None:
+        """Write a small file at ``relative`` (a path under the store's root)."""
+        self._put_small(self.path(relative), b"hpnb")
+
+    def delete_probe(self, relative: str) -> None:
+        with contextlib.suppress(Exception):
+            self.fs.rm_file(self.path(relative))
 
     def write_object(self, trial_id: int, step: int | None, obj: Any) -> str:
         """Pickle ``obj`` straight into the store as a new checkpoint; its reference."""

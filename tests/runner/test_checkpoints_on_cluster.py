@@ -4,6 +4,9 @@ cluster, with the checkpoint store a folder and a real S3-compatible server (mot
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -127,3 +130,27 @@ def test_on_s3_population_based_training_exploits_across_workers(store, remote_c
     rows = store.results(search.experiment_id)
     # a restarted member loaded, from S3, a checkpoint another worker process wrote
     assert any(r.metrics["loaded_from"] not in (-1, r.metrics["pid"]) for r in rows)
+
+
+def test_a_store_the_workers_cannot_read_is_an_error_before_any_trial(store, s3_url):
+    """The driver reaches the S3 server; the workers are pointed at another one (a process of its own,
+    so it shares no bucket), which lacks the bucket."""
+    from distributed import Client, LocalCluster
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    other = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {k: os.environ[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")}
+    try:
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                          env={**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}) as cluster, \
+                Client(cluster) as client:
+            with pytest.raises(CheckpointStoreError, match="the workers cannot read 's3://hpnb-tests/elsewhere'"):
+                hpnb.search(objectives.quadratic, name="unseen", store=store, client=client, metric="loss",
+                            parameters={"x": [0.0]}, checkpoints={"store": f"{s3_url}/elsewhere"})
+    finally:
+        other.terminate()
+        other.wait(10)
+    assert store.trials(store.experiment("unseen").id) == []
