@@ -45,7 +45,7 @@ def workers_problem(client: Any, location: CheckpointLocation) -> str | None:
         future = client.submit(_reads_probe, location, relative, pure=False,
                                key=f"hpnb-checkpoint-probe-{secrets.token_hex(4)}")
         try:
-            return future.result(timeout=PROBE_TIMEOUT)  # type: ignore[no-any-return]
+            return future.result(timeout=PROBE_TIMEOUT)
         except Exception:
             future.cancel()
             return None
