@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from hpnb.core.pareto import non_domination_ranks
+from hpnb.core.non_domination import non_domination_ranks
 from hpnb.core.space import FloatParameter, SearchSpace
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.nsga2 import default_population

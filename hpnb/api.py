@@ -31,6 +31,7 @@ from hpnb.core.summary import (
     driver_alive,
     heartbeat_age,
 )
+from hpnb.core.trial import ExperimentState
 from hpnb.handle import Search, driver_id
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ def _refuse_if_driven_elsewhere(record: ExperimentRecord) -> None:
     """A driver on another host is seen by its heartbeat (one on this host by its lock)."""
     host = (record.driver or "").rpartition(":")[0]
     now = time.time()
-    if record.state == "RUNNING" and host != socket.gethostname() and driver_alive(record, now):
+    if record.state == ExperimentState.RUNNING and host != socket.gethostname() and driver_alive(record, now):
         age = heartbeat_age(record, now)
         raise HpnbError(f"search {record.name!r} is already driven by {record.driver} "
                         f"(its last heartbeat was {age:.0f} s ago)")

@@ -1,4 +1,5 @@
-"""The objective and spec of ``hpnb demo``: a small neural network trained with numpy.
+"""The objective and spec of ``hpnb demo``: a small neural network trained with numpy (the
+command's side of the same demo is :mod:`hpnb.cli.demo`).
 
 A one-hidden-layer network learns two interleaved half-moons (generated, no
 download) by mini-batch gradient descent; every epoch it reports its

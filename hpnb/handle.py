@@ -24,7 +24,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import describe
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
-from hpnb.core.store.errors import UnknownTrial
+from hpnb.core.store.store_errors import UnknownTrial
 from hpnb.core.summary import (
     ExperimentState,
     SearchSummary,
@@ -32,11 +32,11 @@ from hpnb.core.summary import (
     summarize,
 )
 from hpnb.core.trial_log import TrialLog, read_trial_log, unknown_trial
-from hpnb.insight import SearchInsight
 from hpnb.launch import Launch
 from hpnb.runner.checkpoint_store import CheckpointStore, search_location
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.pausing import PauseRefused, pause_problem, resume_problem
+from hpnb.search_insight import SearchInsight
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,6 +101,13 @@ class Search(SearchInsight):
             summary = dataclasses.replace(summary, state=ExperimentState(self._driver.public.state),
                                           message=self.message)
         return summary
+
+    @property
+    def parallel(self) -> int | None:
+        """Trials run at once: the driver's current limit while it runs here, else the stored one."""
+        if self._driver is not None and self.is_live:
+            return self._driver.public.parallel
+        return self.record.parallel
 
     @property
     def message(self) -> str | None:

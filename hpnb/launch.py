@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.connect import Connection, connect, starting_message
-from hpnb.core.early_stopping import scheduler_class
-from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.early_stopping import stopping_rule_class
+from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.frozen import thaw
 from hpnb.core.spec import ExperimentSpec
@@ -34,6 +34,7 @@ from hpnb.core.store import CLEAR, Store
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL
+from hpnb.core.trial import ExperimentState
 from hpnb.core.warm_start import warm_start_trials
 from hpnb.runner.checkpoint_reach import unreachable_message, workers_problem
 from hpnb.runner.checkpoint_store import (
@@ -134,8 +135,9 @@ class Launch:
         waiting_for = starting_message(self.spec.resources, self.name, self.client)
         try:
             self.store.clear_stop(self.experiment_id)
-            self.store.update_experiment(self.experiment_id, state="RUNNING", message=waiting_for or CLEAR,
-                                         driver=self.holder, heartbeat=time.time())
+            self.store.update_experiment(self.experiment_id, state=ExperimentState.RUNNING,
+                                         message=waiting_for or CLEAR, driver=self.holder,
+                                         heartbeat=time.time())
         except BaseException:
             lease.release()
             raise
@@ -212,14 +214,14 @@ class Launch:
 
         record = self.store.experiment(self.name)
         parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
-        strategy, scheduler = make_strategy(self.spec, record.budget), make_scheduler(self.spec)
+        strategy, stopping_rule = make_strategy(self.spec, record.budget), make_stopping_rule(self.spec)
         self._learn_warm_start(strategy)
-        recovered = recover(self.store, record, strategy, scheduler)
+        recovered = recover(self.store, record, strategy, stopping_rule)
         self.store.update_experiment(self.experiment_id, message=CLEAR)
         executor = DaskExecutor(connection.client, restart_worker=connection.restart_worker)
         return Driver(
             objective=self.objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
-            store=self.store, executor=executor, strategy=strategy, scheduler=scheduler,
+            store=self.store, executor=executor, strategy=strategy, stopping_rule=stopping_rule,
             recovered=recovered, budget=record.budget, parallel=parallel, scale=connection.scale,
             lease=lease, on_change=self.on_change, on_end=self._ended, checkpoints=location,
         )
@@ -242,7 +244,8 @@ class Launch:
         with self._lock:
             if not any(command.kind == "stop" for command in self._pending):
                 return False
-            self.store.update_experiment(self.experiment_id, state="STOPPED", message="stopped by the user")
+            self.store.update_experiment(self.experiment_id, state=ExperimentState.STOPPED,
+                                         message="stopped by the user")
             self._settle(lease)
         self.on_change()
         return True
@@ -252,7 +255,7 @@ class Launch:
         if waiting_for and not isinstance(exc, HpnbError):
             text = f"{waiting_for} failed: {text}"
         with contextlib.suppress(Exception):  # a broken store must not hide the first error
-            self.store.update_experiment(self.experiment_id, state="FAILED", message=text)
+            self.store.update_experiment(self.experiment_id, state=ExperimentState.FAILED, message=text)
         with self._lock:
             self._settle(lease)
         self.on_change()
@@ -286,6 +289,6 @@ def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
     return cls(spec.space, modes, seed=spec.seed, budget=budget, **thaw(spec.strategy.options))
 
 
-def make_scheduler(spec: ExperimentSpec) -> Scheduler:
-    cls = scheduler_class(spec.early_stopping.rule)
+def make_stopping_rule(spec: ExperimentSpec) -> StoppingRule:
+    cls = stopping_rule_class(spec.early_stopping.rule)
     return cls(mode=spec.mode, seed=spec.seed, **thaw(spec.early_stopping.options))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.trial import ExperimentState
 
 
 def add_parser(subparsers: Any) -> None:
@@ -107,17 +108,17 @@ def follow(search: Any, quiet: bool = False) -> int:
         try:
             while search.is_live:
                 search.wait(0.25)
-                if printer is not None:
-                    printer.update(search.record, search.store.trials(search.experiment_id))
+                if printer is not None and printer.due():
+                    printer.update(search.summary)
         except KeyboardInterrupt as interrupt:
             interrupted = stop_after_interrupt(search, interrupt)
     if printer is not None:
-        printer.update(search.record, search.store.trials(search.experiment_id), final=True)
+        printer.update(search.summary, final=True)
     print(f"search {search.name!r}: {search.state}" + (f" ({search.message})" if search.message else ""))
     record, trials = search.record, search.store.trials(search.experiment_id)
     for line in leaderboard_lines(record, trials) + failure_lines(trials):
         print(line)
-    code = interrupted if interrupted is not None else (1 if search.state == "FAILED" else 0)
+    code = interrupted if interrupted is not None else (1 if search.state == ExperimentState.FAILED else 0)
     close_local_clusters(code)
     exit_now(code)  # the process ends here
 

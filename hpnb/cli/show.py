@@ -18,7 +18,8 @@ from hpnb.cli.store_option import add_store_option, format_number, open_store
 from hpnb.core.analysis.humane_time import clock_time, duration, relative_time
 from hpnb.core.objectives import describe
 from hpnb.core.store import ExperimentRecord, TrialRecord
-from hpnb.core.summary import ExperimentState, SearchSummary, record_objectives
+from hpnb.core.summary import SearchSummary, record_objectives
+from hpnb.core.trial import ExperimentState, TrialState
 
 #: trials in the leaderboard of ``hpnb show``.
 TOP = 10
@@ -155,7 +156,7 @@ def _table_lines(frame: Any, columns: list[str], numbers: list[str]) -> list[str
 
 def failure_lines(trials: Sequence[TrialRecord]) -> list[str]:
     """Each failed trial with the last lines of its traceback (where it was raised, and the error)."""
-    failed = [t for t in trials if t.state == "FAILED"]
+    failed = [t for t in trials if t.state == TrialState.FAILED]
     if not failed:
         return []
     lines = [f"Failures ({len(failed)})"]

@@ -38,6 +38,7 @@ def show_importance(args: argparse.Namespace) -> int:
     from hpnb.core.analysis import importance_per_objective, scored_trials
     from hpnb.core.analysis.importance import MIN_TRIALS
     from hpnb.core.spec import parse_spec
+    from hpnb.core.trial import TrialState
 
     with open_store(args) as store:
         experiment = store.experiment(args.name)
@@ -51,7 +52,7 @@ def show_importance(args: argparse.Namespace) -> int:
     lines = []
     for objective in spec.objectives:
         metric = objective.name if spec.is_multi_objective else None
-        completed = len(scored_trials(trials, metric, states=frozenset({"COMPLETED"})))
+        completed = len(scored_trials(trials, metric, states=frozenset({TrialState.COMPLETED.value})))
         lines += [f"Parameter importance in {experiment.name} ({_TITLES[args.importance]} over {completed} "
                   f"completed trials; {objective.name}, {objective.mode})",
                   *importance_lines(each[objective.name])]

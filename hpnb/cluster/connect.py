@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hpnb.cluster.errors import ClusterError, MainGuardError
+from hpnb.cluster.cluster_errors import ClusterError, MainGuardError
 from hpnb.core.spec.resources import Resources
 
 if TYPE_CHECKING:  # distributed takes a while to import: the cell that starts a search does not

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-from hpnb.cluster.errors import (
+from hpnb.cluster.cluster_errors import (
     ClusterError,
     KubeConfigError,
     KubernetesApiError,
@@ -96,7 +96,7 @@ def find_kube_credentials(
         >>> find_kube_credentials({"KUBECONFIG": "/no/such/file"}, Path("/no/such/dir"))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        hpnb.cluster.errors.KubeConfigError: no Kubernetes credentials: KUBECONFIG=/no/such/file ...
+        hpnb.cluster.cluster_errors.KubeConfigError: no Kubernetes credentials: KUBECONFIG=/no/such/file ...
     """
     env = os.environ if environ is None else environ
     configured = env.get("KUBECONFIG", "")

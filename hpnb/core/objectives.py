@@ -1,8 +1,9 @@
 """What a search optimises: one objective or several, each a metric and a direction.
 
 A search with one objective ranks trials by that metric's value. A search with
-several has no single best trial: it has a Pareto front (see :mod:`hpnb.core.pareto`),
-the trials no other trial beats on every objective at once.
+several has no single best trial: it has a Pareto front (see :mod:`hpnb.core.non_domination`),
+the trials no other trial beats on every objective at once. The spec's side of the same
+concept (reading ``metric:``, ``mode:`` and ``metrics:``) is :mod:`hpnb.core.spec.objectives`.
 
 Example:
     >>> objectives = (Objective("val_loss", "min"), Objective("accuracy", "max"))
@@ -26,14 +27,26 @@ Mode = Literal["min", "max"]
 
 @dataclass(frozen=True)
 class Objective:
-    """One metric a search optimises, and whether lower (``min``) or higher (``max``) is better."""
+    """One metric a search optimises, and whether lower (``min``) or higher (``max``) is better.
+
+    It owns the direction: every comparison of two values of a metric goes through it.
+
+    Example:
+        >>> accuracy = Objective("accuracy", "max")
+        >>> accuracy.loss(0.9), accuracy.is_better(0.9, 0.8)
+        (-0.9, True)
+    """
 
     name: str
     mode: Mode = "min"
 
     def loss(self, value: float) -> float:
-        """``value`` as a quantity to minimise."""
+        """``value`` as a quantity to minimise (the one place the direction flips a sign)."""
         return value if self.mode == "min" else -value
+
+    def is_better(self, value: float, other: float) -> bool:
+        """Whether ``value`` is strictly better than ``other``."""
+        return self.loss(value) < self.loss(other)
 
     def to_dict(self) -> dict[str, str]:
         return {"name": self.name, "mode": self.mode}

@@ -15,7 +15,7 @@ same best trial.
   in rank with a score.
 - With **several objectives** (``metrics:``) a trial's scores are its latest value
   of each (none unless it has them all); trials rank by non-domination, then by
-  crowding distance (NSGA-II's order, :mod:`hpnb.core.pareto`), unscored last. There
+  crowding distance (NSGA-II's order, :mod:`hpnb.core.non_domination`), unscored last. There
   is no best trial: the **front** is the trials of rank 0.
 - Trials a dead driver left RUNNING are shown as INTERRUPTED, never as running.
 
@@ -32,13 +32,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
+from hpnb.core.non_domination import non_domination_ranks, pareto_order
 from hpnb.core.objectives import Objective, losses, objective_values
-from hpnb.core.pareto import non_domination_ranks, pareto_order
 from hpnb.core.store.records import ExperimentRecord, TrialRecord
 from hpnb.core.store.store import Store
+from hpnb.core.trial import ExperimentState as ExperimentState  # defined with TrialState, shown here
 from hpnb.core.trial import TrialState
 
 #: seconds between two heartbeats of a running driver.
@@ -49,27 +49,6 @@ STALE_AFTER = 3 * HEARTBEAT_INTERVAL
 MAX_FRONT_SHOWN = 1_000
 #: how trials are ranked: the mode of the one target (``trial.value``), or the objectives.
 Ranking = str | Sequence[Objective]
-
-
-class ExperimentState(str, Enum):
-    """The state of a search, as every front end shows it."""
-
-    CREATED = "CREATED"
-    RUNNING = "RUNNING"
-    COMPLETED = "COMPLETED"
-    STOPPED = "STOPPED"
-    FAILED = "FAILED"
-    INTERRUPTED = "INTERRUPTED"
-
-    @property
-    def is_active(self) -> bool:
-        """Whether a driver works on it right now (a Stop button makes sense)."""
-        return self in (ExperimentState.CREATED, ExperimentState.RUNNING)
-
-    @property
-    def is_resumable(self) -> bool:
-        """Whether ``resume`` can continue it (or extend it)."""
-        return not self.is_active
 
 
 def experiment_state(record: ExperimentRecord, now: float) -> ExperimentState:
@@ -94,8 +73,7 @@ def driver_alive(record: ExperimentRecord, now: float) -> bool:
 def trial_state(trial: TrialRecord, search: ExperimentState) -> str:
     """The state to show for ``trial``: RUNNING and PENDING trials of a search whose driver
     died are INTERRUPTED (a resume runs them again)."""
-    unfinished = trial.state in (TrialState.RUNNING.value, TrialState.PENDING.value)
-    if unfinished and search is ExperimentState.INTERRUPTED:
+    if search is ExperimentState.INTERRUPTED and TrialState(trial.state).is_under_way:
         return ExperimentState.INTERRUPTED.value
     return trial.state
 
@@ -127,23 +105,23 @@ def trial_scores(trial: TrialRecord, objectives: Sequence[Objective]) -> tuple[f
     return objective_values(trial.metrics, objectives)
 
 
-def _single_mode(ranking: Ranking) -> str | None:
+def _single_objective(ranking: Ranking) -> Objective | None:
+    """The one objective trials rank by; None with several."""
     if isinstance(ranking, str):
-        return ranking
-    return ranking[0].mode if len(ranking) == 1 else None
+        return Objective("score", "max" if ranking == "max" else "min")
+    return ranking[0] if len(ranking) == 1 else None
 
 
 def ranked(trials: Iterable[TrialRecord], ranking: Ranking) -> list[TrialRecord]:
     """Trials best first: by score for a mode ("min" or "max") or one objective, by Pareto rank
     then crowding distance for several; unscored last; ties to the lower id."""
-    mode = _single_mode(ranking)
-    if mode is None:
+    objective = _single_objective(ranking)
+    if objective is None:
         return _pareto_ranked(list(trials), ranking)  # type: ignore[arg-type]
-    sign = -1.0 if mode == "max" else 1.0
 
     def key(trial: TrialRecord) -> tuple[int, float, int]:
         score = trial_score(trial)
-        return (1, 0.0, trial.trial_id) if score is None else (0, sign * score, trial.trial_id)
+        return (1, 0.0, trial.trial_id) if score is None else (0, objective.loss(score), trial.trial_id)
 
     return sorted(trials, key=key)
 
@@ -193,10 +171,10 @@ def pareto_front(trials: Sequence[TrialRecord], objectives: Sequence[Objective])
 def best_trial(trials: Iterable[TrialRecord], ranking: Ranking) -> TrialRecord | None:
     """The best-ranked trial with a score, or None (always None with several objectives: they
     have a front, see :func:`pareto_front`)."""
-    mode = _single_mode(ranking)
-    if mode is None:
+    objective = _single_objective(ranking)
+    if objective is None:
         return None
-    order = ranked(trials, mode)
+    order = ranked(trials, (objective,))
     return order[0] if order and trial_score(order[0]) is not None else None
 
 
@@ -234,7 +212,11 @@ class SearchSummary:
     @property
     def done(self) -> int:
         """Trials that ended: completed, stopped or failed."""
-        return sum(self.counts.get(s.value, 0) for s in TrialState if s.is_finished)
+        return sum(self.count(s) for s in TrialState if s.is_finished)
+
+    def count(self, state: TrialState | ExperimentState) -> int:
+        """How many trials show ``state`` (INTERRUPTED: those a dead driver left unfinished)."""
+        return self.counts.get(state.value, 0)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (the REST routes, ``hpnb list --json``)."""

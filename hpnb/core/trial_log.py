@@ -23,6 +23,7 @@ from typing import Any
 
 from hpnb.core.store import ExperimentRecord, Store, UnknownTrial
 from hpnb.core.summary import experiment_state, trial_state
+from hpnb.core.trial import TrialState
 from hpnb.core.trial_output import MAX_BYTES, MAX_LINES
 
 #: the note of a trial that has no output kept yet.
@@ -96,7 +97,7 @@ def read_trial_log(store: Store, experiment: ExperimentRecord, trial_id: int, no
     output = store.trial_output(experiment.id, trial_id)
     state = trial_state(trial, experiment_state(experiment, now))
     if output is None:
-        unfinished = state in ("PENDING", "RUNNING")
+        unfinished = state == trial.state and TrialState(state).is_under_way  # else INTERRUPTED
         return TrialLog(trial_id, state, "", "", trial.error, trial.worker, None,
                         note=NOT_YET if unfinished else NONE_KEPT)
     return TrialLog(trial_id, state, output.stdout, output.stderr, trial.error, output.worker or trial.worker,

@@ -4,7 +4,8 @@ A trial of the other search counts when it completed with a value for every obje
 new one (by metric name). Its parameters are kept where the new space has them, active, with a
 value they can take; the others are dropped and counted, per parameter, so the user can see
 how much of the old search carried over. The store is read each time the search starts, so a
-resumed search learns the same trials again (the store is the one history).
+resumed search learns the same trials again (the store is the one history). The spec's side of
+the same concept is :mod:`hpnb.core.spec.warm_start`.
 
 Example:
     >>> from hpnb.core.spec import parse_spec

@@ -67,13 +67,25 @@ def display_search(search: Search, *, wait: bool = False, announce: str | None =
     return dashboard
 
 
+#: seconds between two reads of the widget messages while a cell waits for its search.
+SERVE_INTERVAL = 0.05
+
+
 def wait_for_end(dashboard: Dashboard) -> None:
-    """Block until the search of ``dashboard`` ends, then show its final view in its place."""
-    search = dashboard.search
+    """Block until the search of ``dashboard`` ends, then show its final view in its place.
+
+    The dashboard's controls keep working while the cell waits (see :mod:`hpnb.jupyter.widget_pump`).
+    """
+    from hpnb.jupyter.widget_pump import serving_widgets
+
     try:
-        search.wait()
+        with serving_widgets() as serve:
+            while dashboard.search.is_live:  # a control may replace the handle (Resume)
+                dashboard.search.wait(SERVE_INTERVAL)
+                serve()
     except KeyboardInterrupt:
-        print(f"stopped waiting; {search.name!r} goes on: %hpsearch stop {search.name} stops it")
+        name = dashboard.search.name
+        print(f"stopped waiting; {name!r} goes on: %hpsearch stop {name} stops it")
         return
     dashboard.refresh()
     dashboard.show_final()

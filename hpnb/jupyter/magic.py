@@ -144,7 +144,7 @@ def start_search(objective: Callable[..., Any], spec: ExperimentSpec, args: argp
     ``warm_start``, with its line in the cell's ``body``). None when the name was taken by the
     same search, which is then shown again (:mod:`hpnb.jupyter.rerun`)."""
     import hpnb
-    from hpnb.core.store.errors import NameTaken
+    from hpnb.core.store.store_errors import NameTaken
     from hpnb.jupyter.rerun import rerun_cell
 
     try:

@@ -14,9 +14,10 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import MagicArgumentParser
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.trial import ExperimentState
 from hpnb.jupyter import live
 from hpnb.jupyter.namespace import check_variable_name, variable_name
-from hpnb.jupyter.resume import resume_here
+from hpnb.jupyter.resume import budget_spent, resume_here
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -177,11 +178,11 @@ def _resume_for_extend(args: argparse.Namespace, shell: InteractiveShell) -> Sea
     import hpnb
 
     stored = hpnb.load(args.name, store=args.store)
-    if stored.state == "RUNNING":
+    if stored.state == ExperimentState.RUNNING:
         raise UsageError(f"{args.name!r} is driven by another process; extend it there")
-    budget_spent = len(stored.results) >= stored.record.budget
+    spent = budget_spent(stored)
     search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective)
-    if budget_spent:
+    if spent:
         search.wait()  # nothing left to run: it ends at once, and extend then restarts it
     shell.user_ns[variable_name(search.name)] = search
     return search

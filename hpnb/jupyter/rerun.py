@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from hpnb.core.trial import ExperimentState
 from hpnb.jupyter import live
 from hpnb.jupyter.namespace import stored_objective_name, variable_name
 
@@ -101,10 +102,10 @@ def _announce(search: Search, out: str) -> str:
     state = search.state
     if search.is_live:
         return f"{search.name!r} runs already with this spec: its dashboard again, handle in {out!r}"
-    if state == "RUNNING":
+    if state == ExperimentState.RUNNING:
         return f"{search.name!r} runs in another process with this spec: its dashboard, handle in {out!r}"
     ways = "--overwrite runs it anew"
-    if state != "COMPLETED":
+    if state != ExperimentState.COMPLETED:
         ways = f"--resume continues it, {ways}"
     return (f"{search.name!r} ran already with this spec ({state}): its dashboard again, "
             f"handle in {out!r}; {ways}")

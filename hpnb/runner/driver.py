@@ -1,7 +1,7 @@
 """The driver loop: ask -> submit -> results -> decide -> store -> listeners.
 
 One driver thread owns a search: it is the only writer of the experiment's
-rows in the store, the only caller of the strategy, the scheduler and the
+rows in the store, the only caller of the strategy, the early-stopping rule and the
 executor. Everything else (executor callbacks, user commands) reaches it as a
 message on its queue, so no lock guards the search state.
 """
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.frozen import thaw
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.spec.values import describe_duration
@@ -27,7 +27,7 @@ from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import Suggestion, TrialState
 from hpnb.runner.checkpoint_refs import CheckpointRefs
 from hpnb.runner.checkpoint_store import CheckpointLocation, CheckpointStore, location_for
-from hpnb.runner.controls import Command, DriverCommands
+from hpnb.runner.commands import Command, DriverCommands
 from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.lease import DriverLease
@@ -46,7 +46,7 @@ STOP_GRACE = 3.0
 TIMEOUT_GRACE = 1.0
 #: seconds to wait for report batches still in flight when an attempt returns.
 LATE_BATCH_GRACE = 5.0
-#: why an attempt the scheduler ran a second time by itself counts as lost.
+#: why an attempt the Dask scheduler ran a second time by itself counts as lost.
 RERUN_REASON = "the worker running this trial died (the scheduler started it again from the beginning)"
 #: how often (seconds) the driver asks the cluster how many worker threads it has.
 CAPACITY_CHECK = 1.0
@@ -71,7 +71,7 @@ class Driver(threading.Thread):
     """Runs one search to its end in a background thread."""
 
     def __init__(self, *, objective: Callable[..., Any], spec: ExperimentSpec, experiment_id: int,
-                 name: str, store: Store, executor: Executor, strategy: Strategy, scheduler: Scheduler,
+                 name: str, store: Store, executor: Executor, strategy: Strategy, stopping_rule: StoppingRule,
                  recovered: Recovered, budget: int, parallel: int | None,
                  scale: Callable[[int], None] | None = None, lease: DriverLease | None = None,
                  on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None,
@@ -79,14 +79,14 @@ class Driver(threading.Thread):
         super().__init__(name=f"hpnb-driver-{name}", daemon=True)
         self.objective, self.spec, self.name = objective, spec, name
         self.experiment_id, self.store, self.executor = experiment_id, store, executor
-        self.strategy, self.scheduler = strategy, scheduler
+        self.strategy, self.stopping_rule = strategy, stopping_rule
         self.inbox: queue.Queue[Any] = queue.Queue()
         self.executor.sink = self.inbox.put
         self.location = checkpoints or location_for(
             spec.checkpoints.store, spec.checkpoints.keep, store.path, name, experiment_id,
             store.experiment_with_id(experiment_id).created)
         self.checkpoints = CheckpointRefs(CheckpointStore(self.location))
-        self.writer = StoreWriter(store, experiment_id, strategy, scheduler, on_change,
+        self.writer = StoreWriter(store, experiment_id, strategy, stopping_rule, on_change,
                                   on_checkpoint_stored=self.checkpoints.committed)
         self.on_end = on_end
         self.scale = scale
@@ -117,7 +117,7 @@ class Driver(threading.Thread):
         for trial_id, (ref, step) in recovered.checkpoints.items():
             self.checkpoints.add(trial_id, ref, step)
         #: where trials wait for a verdict: the rule's and the strategy's decision points
-        self.decision_points = scheduler.decision_points() | strategy.decision_points()
+        self.decision_points = stopping_rule.decision_points() | strategy.decision_points()
         #: what the search's message must keep saying whatever it ends with (stuck worker threads)
         self.notes: list[str] = []
 
@@ -240,13 +240,13 @@ class Driver(threading.Thread):
                 if not self._resume_paused():
                     return
                 continue
-            runtime = DrivenTrial(self.next_id, dict(suggestion.params), parent=suggestion.parent)
+            trial = DrivenTrial(self.next_id, dict(suggestion.params), parent=suggestion.parent)
             self.writer.last_suggested = self.next_id
             self.writer.pending_ids.add(self.next_id)
             self.next_id += 1
             self.public.started += 1
-            self.writer.add_trial(runtime)
-            self._submit(runtime)
+            self.writer.add_trial(trial)
+            self._submit(trial)
 
     def _suggestion(self, trial_id: int) -> Suggestion | None:
         """The strategy's next configuration; the first trials run the enqueued ones."""
@@ -254,55 +254,55 @@ class Driver(threading.Thread):
             return self.strategy.adopt(trial_id, thaw(self.spec.enqueue[trial_id]))
         return self.strategy.suggest(trial_id)
 
-    def _submit(self, runtime: DrivenTrial) -> None:
-        self.running[runtime.trial_id] = runtime
-        self.writer.trial(runtime.trial_id, state="PENDING", retries=runtime.retries)
-        self.executor.submit(self.objective, self.task_of(runtime))
+    def _submit(self, trial: DrivenTrial) -> None:
+        self.running[trial.trial_id] = trial
+        self.writer.trial(trial.trial_id, state="PENDING", retries=trial.retries)
+        self.executor.submit(self.objective, self.task_of(trial))
 
     def _on_started(self, started: AttemptStarted) -> None:
-        runtime = self.running.get(started.trial_id)
-        if runtime is None or started.attempt != runtime.attempt:
+        trial = self.running.get(started.trial_id)
+        if trial is None or started.attempt != trial.attempt:
             return
-        if runtime.attempt_started:
-            self._on_rerun(runtime)
+        if trial.attempt_started:
+            self._on_rerun(trial)
             return
-        runtime.attempt_started = True
-        runtime.attempt_began = time.monotonic()
-        runtime.worker = started.worker
-        if not runtime.started:
-            runtime.start, runtime.started = started.time, True
-        self.writer.trial(runtime.trial_id, state="RUNNING", start=runtime.start, worker=started.worker)
+        trial.attempt_started = True
+        trial.attempt_began = time.monotonic()
+        trial.worker = started.worker
+        if not trial.started:
+            trial.start, trial.started = started.time, True
+        self.writer.trial(trial.trial_id, state="RUNNING", start=trial.start, worker=started.worker)
 
-    def _on_rerun(self, runtime: DrivenTrial) -> None:
+    def _on_rerun(self, trial: DrivenTrial) -> None:
         """An attempt started twice: its worker died and the scheduler (``allowed-failures``
         above 0) ran it again by itself, from step 0 and without the checkpoint. That run is
         stopped and the trial retried from its latest checkpoint, as for any lost worker."""
-        self.executor.stop(runtime.trial_id, runtime.attempt)
-        self.executor.cancel(runtime.trial_id, runtime.attempt)
-        self.settling.fail_or_retry(runtime, RERUN_REASON, runtime.worker)
+        self.executor.stop(trial.trial_id, trial.attempt)
+        self.executor.cancel(trial.trial_id, trial.attempt)
+        self.settling.fail_or_retry(trial, RERUN_REASON, trial.worker)
 
     def _resume_paused(self) -> bool:
         """Run the paused trial that is next in turn, if any."""
-        runtime = self.pauses.next_to_resume()
-        if runtime is None:
+        trial = self.pauses.next_to_resume()
+        if trial is None:
             return False
-        self.prepare_resume(runtime)
-        self._submit(runtime)
+        self.prepare_resume(trial)
+        self._submit(trial)
         return True
 
-    def prepare_resume(self, runtime: DrivenTrial) -> None:
+    def prepare_resume(self, trial: DrivenTrial) -> None:
         """A paused trial goes on: with the exploit it paused before deciding, if the strategy has one."""
-        exploit = self.strategy.on_resume(runtime.trial_id)
+        exploit = self.strategy.on_resume(trial.trial_id)
         if exploit is not None:
-            self.verdicts.restart_from_donor(runtime, exploit)
+            self.verdicts.restart_from_donor(trial, exploit)
 
-    def task_of(self, runtime: DrivenTrial) -> TrialTask:
-        return TrialTask(self.name, runtime.trial_id, runtime.attempt, runtime.params, self.spec.metric,
-                         runtime.checkpoint, decision_points=self.decision_points,
-                         start_step=runtime.start_step, verdict_timeout=VERDICT_TIMEOUT,
+    def task_of(self, trial: DrivenTrial) -> TrialTask:
+        return TrialTask(self.name, trial.trial_id, trial.attempt, trial.params, self.spec.metric,
+                         trial.checkpoint, decision_points=self.decision_points,
+                         start_step=trial.start_step, verdict_timeout=VERDICT_TIMEOUT,
                          objectives=self.objective_names, checkpoints=self.location,
-                         fallback=tuple(c for c in self.checkpoints.candidates(runtime.trial_id)
-                                        if c[0] != runtime.checkpoint))
+                         fallback=tuple(c for c in self.checkpoints.candidates(trial.trial_id)
+                                        if c[0] != trial.checkpoint))
 
     @property
     def objective_names(self) -> tuple[str, ...]:
@@ -311,83 +311,83 @@ class Driver(threading.Thread):
 
     # -- results ----------------------------------------------------------------------
     def _on_batch(self, batch: ResultBatch) -> None:
-        runtime = self.running.get(batch.trial_id)
+        trial = self.running.get(batch.trial_id)
         for name, data in batch.events:  # what the worker noted (a checkpoint found missing)
             self.writer.event(name, data)
         if batch.unanswered:
             self.writer.event("verdict_timeout", {"trial": batch.trial_id, "attempt": batch.attempt,
                                                   "steps": list(batch.unanswered)})
-        if runtime is None or batch.attempt != runtime.attempt:
+        if trial is None or batch.attempt != trial.attempt:
             # a stale attempt (lost, replaced by an exploit, or cancelled after a stop): if it
             # waits at a decision point, it ends there rather than after the bounded wait
             self.verdicts.answer_waiting(batch, STOP)
             return
         for raw in batch.rows:
-            verdict = self.verdicts.on_row(runtime, raw)
+            verdict = self.verdicts.on_row(trial, raw)
             if len(raw) > 5 and raw[1] is not None:
                 self.executor.verdict(batch.trial_id, batch.attempt, int(raw[1]), verdict)
             if verdict == EXPLOIT:
                 break  # the member restarts from a donor: the rest of this batch is stale
-        self.writer.trial(runtime.trial_id, last_step=runtime.last_step, best=runtime.best_value,
-                          value=runtime.last_value)
+        self.writer.trial(trial.trial_id, last_step=trial.last_step, best=trial.best_value,
+                          value=trial.last_value)
 
-    def keep_checkpoint(self, runtime: DrivenTrial, step: int | None, ref: Any) -> None:
+    def keep_checkpoint(self, trial: DrivenTrial, step: int | None, ref: Any) -> None:
         """A worker wrote a checkpoint (``ref``) or failed to (``{"error": why}``)."""
         if isinstance(ref, str):
-            runtime.checkpoint, runtime.checkpoint_step = ref, step
-            self.checkpoints.add(runtime.trial_id, ref, step)
-            self.writer.checkpoint(runtime.trial_id, step, ref)
+            trial.checkpoint, trial.checkpoint_step = ref, step
+            self.checkpoints.add(trial.trial_id, ref, step)
+            self.writer.checkpoint(trial.trial_id, step, ref)
             return
         error = str(ref.get("error")) if isinstance(ref, dict) else f"not a checkpoint reference: {ref!r}"
-        if error != runtime.checkpoint_error:  # the trial resumes from its previous one: say so once
-            runtime.checkpoint_error = error
-            self.writer.event("checkpoint_failed", {"trial": runtime.trial_id, "step": step, "error": error})
+        if error != trial.checkpoint_error:  # the trial resumes from its previous one: say so once
+            trial.checkpoint_error = error
+            self.writer.event("checkpoint_failed", {"trial": trial.trial_id, "step": step, "error": error})
 
-    def request_stop(self, runtime: DrivenTrial, reason: str, waits: bool = False) -> None:
+    def request_stop(self, trial: DrivenTrial, reason: str, waits: bool = False) -> None:
         """Stop an attempt: by its verdict when it waits at a decision point, else by its stop flag."""
-        if runtime.stop_reason is None:
-            runtime.stop_reason = reason
-            runtime.stop_sent_at = time.monotonic()
+        if trial.stop_reason is None:
+            trial.stop_reason = reason
+            trial.stop_sent_at = time.monotonic()
             if not waits:
-                self.executor.stop(runtime.trial_id, runtime.attempt)
+                self.executor.stop(trial.trial_id, trial.attempt)
 
     def _on_done(self, done: AttemptDone) -> None:
-        runtime = self.running.get(done.trial_id)
-        if runtime is None or done.attempt != runtime.attempt:
+        trial = self.running.get(done.trial_id)
+        if trial is None or done.attempt != trial.attempt:
             return
-        if self._batches_missing(runtime, done):
+        if self._batches_missing(trial, done):
             # the attempt returned before its last report batches arrived: give them a moment
             self.waiting[done.trial_id] = (done, time.monotonic() + LATE_BATCH_GRACE)
             return
-        self.settling.settle(runtime, done)
+        self.settling.settle(trial, done)
 
     @staticmethod
-    def _batches_missing(runtime: DrivenTrial, done: AttemptDone) -> bool:
-        return done.outcome is not None and runtime.received_seq < int(done.outcome.get("last_seq", 0))
+    def _batches_missing(trial: DrivenTrial, done: AttemptDone) -> bool:
+        return done.outcome is not None and trial.received_seq < int(done.outcome.get("last_seq", 0))
 
     def _expire(self) -> None:
         now = time.monotonic()
         for trial_id, (done, deadline) in list(self.waiting.items()):
-            runtime = self.running.get(trial_id)
-            if runtime is None or runtime.attempt != done.attempt:
+            trial = self.running.get(trial_id)
+            if trial is None or trial.attempt != done.attempt:
                 del self.waiting[trial_id]  # superseded (an exploit restarted the member meanwhile)
                 continue
-            if not self._batches_missing(runtime, done) or now >= deadline:
+            if not self._batches_missing(trial, done) or now >= deadline:
                 del self.waiting[trial_id]
-                self.settling.settle(runtime, done)
-        for runtime in list(self.running.values()):
-            if runtime.trial_id in self.waiting:
+                self.settling.settle(trial, done)
+        for trial in list(self.running.values()):
+            if trial.trial_id in self.waiting:
                 continue  # it returned: only its late batches are awaited, nothing to abandon
-            grace = STOP_GRACE if runtime.timed_out is None else TIMEOUT_GRACE
-            if runtime.stop_sent_at is not None and now - runtime.stop_sent_at > grace:
-                runtime.stop_sent_at = None
-                self._abandon(runtime)
+            grace = STOP_GRACE if trial.timed_out is None else TIMEOUT_GRACE
+            if trial.stop_sent_at is not None and now - trial.stop_sent_at > grace:
+                trial.stop_sent_at = None
+                self._abandon(trial)
 
-    def _abandon(self, runtime: DrivenTrial) -> None:
+    def _abandon(self, trial: DrivenTrial) -> None:
         """Give up on an attempt that did not answer its stop request in time."""
-        what = self.executor.abandon(runtime.trial_id, runtime.attempt)
+        what = self.executor.abandon(trial.trial_id, trial.attempt)
         if what is not None:
-            self.writer.event("abandoned", {"trial": runtime.trial_id, "attempt": runtime.attempt,
+            self.writer.event("abandoned", {"trial": trial.trial_id, "attempt": trial.attempt,
                                             "what": what})
             if self.executor.stuck_workers():
                 self.notes.append(what)
@@ -402,11 +402,11 @@ class Driver(threading.Thread):
         trial_limit = self.spec.trial_timeout
         if trial_limit is None:
             return
-        for runtime in self.running.values():
-            began = runtime.attempt_began
-            if began is not None and runtime.stop_reason is None and now - began > trial_limit:
-                runtime.timed_out = f"ran longer than {describe_duration(trial_limit)} (trial_timeout)"
-                self.request_stop(runtime, runtime.timed_out)
+        for trial in self.running.values():
+            began = trial.attempt_began
+            if began is not None and trial.stop_reason is None and now - began > trial_limit:
+                trial.timed_out = f"ran longer than {describe_duration(trial_limit)} (trial_timeout)"
+                self.request_stop(trial, trial.timed_out)
 
     # -- commands -----------------------------------------------------------------------
     # -- the end ------------------------------------------------------------------------
@@ -454,10 +454,10 @@ class Driver(threading.Thread):
     def _release_unfinished(self) -> None:
         """Trials still running when the loop ends (it failed) go back to PENDING: a resume
         runs them again from their checkpoints; none is left RUNNING by a driver that ended."""
-        for runtime in list(self.running.values()) + self.requeue:
-            if runtime.attempt_started:
-                self.executor.stop(runtime.trial_id, runtime.attempt)
-            self.executor.cancel(runtime.trial_id, runtime.attempt)
-            self.writer.trial(runtime.trial_id, state=TrialState.PENDING.value, retries=runtime.retries)
+        for trial in list(self.running.values()) + self.requeue:
+            if trial.attempt_started:
+                self.executor.stop(trial.trial_id, trial.attempt)
+            self.executor.cancel(trial.trial_id, trial.attempt)
+            self.writer.trial(trial.trial_id, state=TrialState.PENDING.value, retries=trial.retries)
         self.running.clear()
 

@@ -13,7 +13,7 @@ STOPPED at the rung they reached.
 
 Example:
     >>> pauses = Pauses(driver)  # doctest: +SKIP
-    >>> pauses.park(runtime, "population-based training: members behind it run first")  # doctest: +SKIP
+    >>> pauses.park(trial, "population-based training: members behind it run first")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -76,28 +76,28 @@ class Pauses:
         #: trials the user paused: they wait for the user's resume
         self.held: set[int] = set()
         #: trials the early-stopping rule paused at a rung: they wait for it to promote them
-        self.promotion: set[int] = driver.scheduler.waiting_for_promotion()
+        self.promotion: set[int] = driver.stopping_rule.waiting_for_promotion()
 
     def __len__(self) -> int:
         return len(self.paused)
 
-    def can_pause(self, runtime: DrivenTrial) -> bool:
-        """Whether ``runtime`` has something to resume from."""
-        return runtime.checkpoint is not None
+    def can_pause(self, trial: DrivenTrial) -> bool:
+        """Whether ``trial`` has something to resume from."""
+        return trial.checkpoint is not None
 
-    def park(self, runtime: DrivenTrial, reason: str) -> None:
+    def park(self, trial: DrivenTrial, reason: str) -> None:
         """The attempt of a pausing trial ended: free its slot and keep it to resume later."""
         d = self.driver
-        d.running.pop(runtime.trial_id, None)
-        runtime.pausing = runtime.stop_reason = runtime.stop_sent_at = None
-        runtime.pause_requested = False
-        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
-        self.paused[runtime.trial_id] = runtime
-        d.writer.trial(runtime.trial_id, state=TrialState.PAUSED.value, last_step=runtime.last_step)
-        d.writer.event("pause", {"trial": runtime.trial_id, "step": runtime.last_step,
-                                 "checkpoint_step": runtime.checkpoint_step, "reason": reason})
-        d.verdicts.carry_out_deferred(runtime)
-        if runtime.trial_id in self.promotion:
+        d.running.pop(trial.trial_id, None)
+        trial.pausing = trial.stop_reason = trial.stop_sent_at = None
+        trial.pause_requested = False
+        trial.new_attempt(skip_through_step=trial.last_stored_step)
+        self.paused[trial.trial_id] = trial
+        d.writer.trial(trial.trial_id, state=TrialState.PAUSED.value, last_step=trial.last_step)
+        d.writer.event("pause", {"trial": trial.trial_id, "step": trial.last_step,
+                                 "checkpoint_step": trial.checkpoint_step, "reason": reason})
+        d.verdicts.carry_out_deferred(trial)
+        if trial.trial_id in self.promotion:
             d.writer.strategy_dirty = True  # the rule's state says who waits: a resumed search needs it
             self.promote_waiting()  # results that came while it was pausing may promote it already
 
@@ -107,33 +107,33 @@ class Pauses:
         waiting = [trial_id for trial_id in self.promotion if trial_id in self.paused]
         if not waiting:
             return
-        for position, trial_id in enumerate(d.scheduler.promote(waiting)):
-            runtime = self.paused.pop(trial_id)
+        for position, trial_id in enumerate(d.stopping_rule.promote(waiting)):
+            trial = self.paused.pop(trial_id)
             self.promotion.discard(trial_id)
-            d.prepare_resume(runtime)
-            d.requeue.insert(position, runtime)
+            d.prepare_resume(trial)
+            d.requeue.insert(position, trial)
             d.writer.trial(trial_id, state=TrialState.PENDING.value)
-            d.writer.event("resume", {"trial": trial_id, "from_step": runtime.checkpoint_step,
+            d.writer.event("resume", {"trial": trial_id, "from_step": trial.checkpoint_step,
                                       "by": "promotion"})
             d.writer.strategy_dirty = True
 
     def request(self, trial_id: int) -> None:
         """The user's pause: at the trial's next decision point (next report when there are none)."""
         d = self.driver
-        runtime = d.running.get(trial_id)
-        if runtime is None:
+        trial = d.running.get(trial_id)
+        if trial is None:
             return
         self.held.add(trial_id)
-        if not runtime.attempt_started:  # queued, never ran this attempt: nothing to lose
-            d.commands.withdraw(runtime)
-            self.paused[trial_id] = runtime
+        if not trial.attempt_started:  # queued, never ran this attempt: nothing to lose
+            d.commands.withdraw(trial)
+            self.paused[trial_id] = trial
             d.writer.trial(trial_id, state=TrialState.PAUSED.value)
-            d.writer.event("pause", {"trial": trial_id, "step": runtime.last_step, "reason": "by the user"})
+            d.writer.event("pause", {"trial": trial_id, "step": trial.last_step, "reason": "by the user"})
             return
-        runtime.pause_requested = True
+        trial.pause_requested = True
         if not d.decision_points:
-            runtime.pausing = "by the user"
-            d.executor.stop(runtime.trial_id, runtime.attempt)
+            trial.pausing = "by the user"
+            d.executor.stop(trial.trial_id, trial.attempt)
 
     def resume(self, trial_id: int) -> None:
         """The user's resume: the trial is the next to take a free slot."""
@@ -142,16 +142,16 @@ class Pauses:
         running = d.running.get(trial_id)
         if running is not None:
             running.pause_requested = False  # asked back before the pause landed
-        runtime = self.paused.pop(trial_id, None)
-        if runtime is None:
+        trial = self.paused.pop(trial_id, None)
+        if trial is None:
             return
         if trial_id in self.promotion:  # the user's resume promotes a trial the rule holds
             self.promotion.discard(trial_id)
-            d.scheduler.promote([trial_id], anyway=True)
-        d.prepare_resume(runtime)
-        d.requeue.insert(0, runtime)
+            d.stopping_rule.promote([trial_id], anyway=True)
+        d.prepare_resume(trial)
+        d.requeue.insert(0, trial)
         d.writer.trial(trial_id, state=TrialState.PENDING.value)
-        d.writer.event("resume", {"trial": trial_id, "from_step": runtime.checkpoint_step, "by": "user"})
+        d.writer.event("resume", {"trial": trial_id, "from_step": trial.checkpoint_step, "by": "user"})
 
     def next_to_resume(self) -> DrivenTrial | None:
         """The paused trial to run now, if any: the least advanced of those free to go."""
@@ -178,9 +178,9 @@ class Pauses:
         rung, so they end STOPPED at the step they paused at."""
         d = self.driver
         for trial_id in sorted(self.promotion):
-            runtime = self.paused.pop(trial_id, None)
-            if runtime is None:
+            trial = self.paused.pop(trial_id, None)
+            if trial is None:
                 continue
-            runtime.stop_reason = f"{d.verdicts.stop_reason(runtime.last_step or 0)}: not promoted"
-            d.settling.end(runtime, TrialState.STOPPED, runtime.metrics, None, runtime.worker)
+            trial.stop_reason = f"{d.verdicts.stop_reason(trial.last_step or 0)}: not promoted"
+            d.settling.end(trial, TrialState.STOPPED, trial.metrics, None, trial.worker)
         self.promotion.clear()

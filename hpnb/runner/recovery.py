@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.objectives import Objective, objective_values
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
@@ -43,13 +43,14 @@ class Recovered:
     checkpoints: dict[int, tuple[str, int | None]] = field(default_factory=dict)
 
 
-def recover(store: Store, record: ExperimentRecord, strategy: Strategy, scheduler: Scheduler) -> Recovered:
-    """Restore ``strategy`` and ``scheduler`` from ``record`` and list the trials to run again."""
+def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
+            stopping_rule: StoppingRule) -> Recovered:
+    """Restore ``strategy`` and ``stopping_rule`` from ``record`` and list the trials to run again."""
     saved = record.strategy_state or {}
     if saved.get("strategy"):
         strategy.load_state_dict(saved["strategy"])
     if record.scheduler_state:
-        scheduler.load_state_dict(record.scheduler_state)
+        stopping_rule.load_state_dict(record.scheduler_state)
     last = int(saved.get("last_suggested", -1))
     trials = sorted(store.trials(record.id), key=lambda t: t.trial_id)
     objectives = record_objectives(record)
@@ -64,9 +65,9 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy, schedule
         if _readable(trial.checkpoint):
             recovered.checkpoints[trial.trial_id] = (str(trial.checkpoint), trial.checkpoint_step)
         if trial.state not in _FINISHED:
-            runtime = _runtime(trial, last_seq.get(trial.trial_id, 0))
-            paused = trial.state == TrialState.PAUSED.value and runtime.checkpoint is not None
-            (recovered.paused if paused else recovered.requeue).append(runtime)
+            driven = _driven_trial(trial, last_seq.get(trial.trial_id, 0))
+            paused = trial.state == TrialState.PAUSED.value and driven.checkpoint is not None
+            (recovered.paused if paused else recovered.requeue).append(driven)
     return recovered
 
 
@@ -116,15 +117,15 @@ def _readable(ref: str | None) -> bool:
     return True
 
 
-def _runtime(trial: TrialRecord, last_stored_seq: int) -> DrivenTrial:
-    """The runtime of an unfinished trial, to run again from its checkpoint when it has one."""
-    runtime = DrivenTrial(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
+def _driven_trial(trial: TrialRecord, last_stored_seq: int) -> DrivenTrial:
+    """The driven trial of an unfinished trial, to run again from its checkpoint when it has one."""
+    driven = DrivenTrial(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
                            start=trial.start or 0.0, started=trial.start is not None,
                            last_stored_seq=last_stored_seq,
                            last_stored_step=trial.last_step, last_step=trial.last_step,
                            last_value=trial.value, best_value=trial.best, metrics=dict(trial.metrics))
     if _readable(trial.checkpoint):
-        runtime.checkpoint, runtime.checkpoint_step = trial.checkpoint, trial.checkpoint_step
-    runtime.attempt = trial.retries
-    runtime.new_attempt(skip_through_step=trial.last_step)
-    return runtime
+        driven.checkpoint, driven.checkpoint_step = trial.checkpoint, trial.checkpoint_step
+    driven.attempt = trial.retries
+    driven.new_attempt(skip_through_step=trial.last_step)
+    return driven

@@ -32,86 +32,86 @@ class Settling:
         self.failures_in_row = 0
         self.first_failure: str | None = None
 
-    def settle(self, runtime: DrivenTrial, done: AttemptDone) -> None:
+    def settle(self, trial: DrivenTrial, done: AttemptDone) -> None:
         """Turn an ended attempt into a final trial state, or a retry."""
         d = self.driver
         if done.outcome is None:
-            d.writer.lost_output(runtime.trial_id, done.attempt, done.worker or runtime.worker,
+            d.writer.lost_output(trial.trial_id, done.attempt, done.worker or trial.worker,
                                  done.reason or "lost")
-        if runtime.timed_out is not None and (done.outcome is None or done.outcome.get("status") != "ok"):
-            self.fail_or_retry(runtime, runtime.timed_out, done.worker)
+        if trial.timed_out is not None and (done.outcome is None or done.outcome.get("status") != "ok"):
+            self.fail_or_retry(trial, trial.timed_out, done.worker)
             return
         status = None if done.outcome is None else done.outcome.get("status")
-        if runtime.pausing is not None and status in (None, "stopped") and runtime.attempt_started:
-            d.pauses.park(runtime, runtime.pausing)  # a worker lost meanwhile loses nothing either
+        if trial.pausing is not None and status in (None, "stopped") and trial.attempt_started:
+            d.pauses.park(trial, trial.pausing)  # a worker lost meanwhile loses nothing either
             return
         if done.outcome is None:
-            self._lost(runtime, done)
+            self._lost(trial, done)
             return
         outcome = done.outcome
-        metrics = {**runtime.metrics, **outcome.get("metrics", {})}
-        budget_used = (runtime.stop_reason or "").startswith(BUDGET_REACHED)
+        metrics = {**trial.metrics, **outcome.get("metrics", {})}
+        budget_used = (trial.stop_reason or "").startswith(BUDGET_REACHED)
         if status == "stopped" and not budget_used:
-            self.end(runtime, TrialState.STOPPED, metrics, None, done.worker)
+            self.end(trial, TrialState.STOPPED, metrics, None, done.worker)
         elif status == "failed":
-            self.end(runtime, TrialState.FAILED, metrics, outcome.get("error"), done.worker)
+            self.end(trial, TrialState.FAILED, metrics, outcome.get("error"), done.worker)
         else:
             problem = target_problem(metrics, d.spec.metric, d.objective_names)
-            self.end(runtime, TrialState.FAILED if problem else TrialState.COMPLETED, metrics, problem,
+            self.end(trial, TrialState.FAILED if problem else TrialState.COMPLETED, metrics, problem,
                      done.worker)
 
-    def _lost(self, runtime: DrivenTrial, done: AttemptDone) -> None:
+    def _lost(self, trial: DrivenTrial, done: AttemptDone) -> None:
         """An attempt that returned nothing: its worker died, or it was cancelled."""
         d = self.driver
-        if not runtime.attempt_started and not d.stopping and runtime.lost_queued < MAX_LOST_QUEUED:
+        if not trial.attempt_started and not d.stopping and trial.lost_queued < MAX_LOST_QUEUED:
             # lost while queued behind another trial on a worker that died: not its failure
-            runtime.lost_queued += 1
-            d.commands.withdraw(runtime, requeue=True)
-        elif runtime.stop_reason is not None:
-            self.end(runtime, TrialState.STOPPED, runtime.metrics, None, done.worker)
+            trial.lost_queued += 1
+            d.commands.withdraw(trial, requeue=True)
+        elif trial.stop_reason is not None:
+            self.end(trial, TrialState.STOPPED, trial.metrics, None, done.worker)
         else:
-            self.fail_or_retry(runtime, done.reason or "lost", done.worker)
+            self.fail_or_retry(trial, done.reason or "lost", done.worker)
 
-    def fail_or_retry(self, runtime: DrivenTrial, reason: str, worker: str | None) -> None:
+    def fail_or_retry(self, trial: DrivenTrial, reason: str, worker: str | None) -> None:
         """Run the trial again (from its latest checkpoint) while it has retries left and the
         search goes on; else it failed for ``reason``."""
         d = self.driver
-        if runtime.retries < d.spec.retries and not d.stopping:
-            self._retry(runtime, reason)
+        if trial.retries < d.spec.retries and not d.stopping:
+            self._retry(trial, reason)
         else:
-            self.end(runtime, TrialState.FAILED, runtime.metrics,
-                     f"{reason} (after {runtime.retries} retries)", worker)
+            self.end(trial, TrialState.FAILED, trial.metrics,
+                     f"{reason} (after {trial.retries} retries)", worker)
 
-    def _retry(self, runtime: DrivenTrial, reason: str) -> None:
+    def _retry(self, trial: DrivenTrial, reason: str) -> None:
         d = self.driver
-        del d.running[runtime.trial_id]
-        runtime.stop_reason = runtime.timed_out = runtime.stop_sent_at = None
-        runtime.retries += 1
-        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
-        d.writer.event("retry", {"trial": runtime.trial_id, "reason": reason, "attempt": runtime.attempt,
-                                 "from_step": runtime.last_stored_step if runtime.checkpoint else None})
-        d.requeue.insert(0, runtime)
+        del d.running[trial.trial_id]
+        trial.stop_reason = trial.timed_out = trial.stop_sent_at = None
+        trial.retries += 1
+        trial.new_attempt(skip_through_step=trial.last_stored_step)
+        d.writer.event("retry", {"trial": trial.trial_id, "reason": reason, "attempt": trial.attempt,
+                                 "from_step": trial.last_stored_step if trial.checkpoint else None})
+        d.requeue.insert(0, trial)
 
-    def end(self, runtime: DrivenTrial, state: TrialState, metrics: dict[str, Any], error: str | None,
+    def end(self, trial: DrivenTrial, state: TrialState, metrics: dict[str, Any], error: str | None,
             worker: str | None) -> None:
-        """Record ``runtime``'s end in ``state`` and tell the strategy and the rule."""
+        """Record ``trial``'s end in ``state`` and tell the strategy and the rule."""
         d = self.driver
-        d.running.pop(runtime.trial_id, None)
+        d.running.pop(trial.trial_id, None)
         # a failed trial has no score: its reports stay in the history, not in the ranking
         value = None if state is TrialState.FAILED else finite(metrics.get(d.spec.metric))
         if state is TrialState.STOPPED and value is None:
-            value = runtime.last_value
+            value = trial.last_value
         if value is not None and state is not TrialState.FAILED and (
-                runtime.best_value is None or better(value, runtime.best_value, d.spec.mode)):
-            runtime.best_value = value
-        d.writer.trial(runtime.trial_id, state=state.value, end=time.time(),
-                       worker=worker or runtime.worker, error=error, metrics=metrics, value=value,
-                       best=runtime.best_value, last_step=runtime.last_step, retries=runtime.retries,
-                       stop_reason=runtime.stop_reason)
-        d.strategy.observe(runtime.trial_id, self._learnt(value, metrics, state), state)
+                trial.best_value is None or better(value, trial.best_value, d.spec.mode)):
+            trial.best_value = value
+        d.writer.trial(trial.trial_id, state=state.value, end=time.time(),
+                       worker=worker or trial.worker, error=error, metrics=metrics, value=value,
+                       best=trial.best_value, last_step=trial.last_step, retries=trial.retries,
+                       stop_reason=trial.stop_reason)
+        d.strategy.observe(trial.trial_id, self._learnt(value, metrics, state), state)
         d.verdicts.settle_paused()  # nobody waits for a member that ended
-        d.writer.pending_ids.discard(runtime.trial_id)
-        d.scheduler.on_trial_end(runtime.trial_id, state)
+        d.writer.pending_ids.discard(trial.trial_id)
+        d.stopping_rule.on_trial_end(trial.trial_id, state)
         d.writer.strategy_dirty = True
         self._count_failures(state, error)
 

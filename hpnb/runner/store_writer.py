@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hpnb.core.early_stopping.base import Scheduler
+from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.store import ResultRow, Store
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.trial_output import TrialOutput
@@ -27,11 +27,11 @@ STRATEGY_SAVE_INTERVAL = 1.0
 class StoreWriter:
     """Buffers one experiment's writes; only the driver thread calls it."""
 
-    def __init__(self, store: Store, experiment_id: int, strategy: Strategy, scheduler: Scheduler,
+    def __init__(self, store: Store, experiment_id: int, strategy: Strategy, stopping_rule: StoppingRule,
                  on_change: Callable[[], None],
                  on_checkpoint_stored: Callable[[int, str], None] = lambda trial_id, ref: None) -> None:
         self.store, self.experiment_id = store, experiment_id
-        self.strategy, self.scheduler = strategy, scheduler
+        self.strategy, self.stopping_rule = strategy, stopping_rule
         self.on_change = on_change
         #: told of each checkpoint reference once the store has committed it
         self.on_checkpoint_stored = on_checkpoint_stored
@@ -53,8 +53,8 @@ class StoreWriter:
         self.next_flush = time.monotonic() + FLUSH_INTERVAL
         self.next_strategy_save = 0.0
 
-    def add_trial(self, runtime: DrivenTrial) -> None:
-        self.new_trials.append(runtime)
+    def add_trial(self, trial: DrivenTrial) -> None:
+        self.new_trials.append(trial)
         self.strategy_dirty = True
 
     def trial(self, trial_id: int, **fields: Any) -> None:
@@ -102,8 +102,8 @@ class StoreWriter:
 
     def _write_all(self, force_state: bool) -> None:
         store, exp = self.store, self.experiment_id
-        for runtime in self.new_trials:
-            store.add_trial(exp, runtime.trial_id, runtime.params, parent=runtime.parent)
+        for trial in self.new_trials:
+            store.add_trial(exp, trial.trial_id, trial.params, parent=trial.parent)
         self.new_trials = []
         if self.rows:
             rows, self.rows = self.rows, []
@@ -133,6 +133,6 @@ class StoreWriter:
             changes["strategy_state"] = {"strategy": self.strategy.state_dict(),
                                          "last_suggested": self.last_suggested,
                                          "pending": sorted(self.pending_ids)}
-            changes["scheduler_state"] = self.scheduler.state_dict()
+            changes["scheduler_state"] = self.stopping_rule.state_dict()
         if changes:
             self.store.update_experiment(self.experiment_id, **changes)

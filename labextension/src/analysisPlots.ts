@@ -6,6 +6,9 @@
 import type { ICompared, IContour, ISlice, ISliceAxis } from './api';
 import { integerTicks, SELECTED_COLOR, type Trace } from './plots';
 
+/** Tick labels of a log axis: one format for every tick (as in the notebook's dashboard). */
+export const LOG_TICKS = '.2~e';
+
 /**
  * The layout axis of a parameter: log for log-scaled ones, integer ticks for
  * integers, the categories in the spec's order (at positions 0, 1, ...) for
@@ -17,7 +20,7 @@ export function parameterAxis(axis: ISliceAxis, values: readonly number[]): Trac
     return { ...base, tickvals: axis.choices.map((_, i) => i), ticktext: axis.choices, range: [-0.5, axis.choices.length - 0.5] };
   }
   if (axis.log) {
-    return { ...base, type: 'log' };
+    return { ...base, type: 'log', tickformat: LOG_TICKS };
   }
   if (axis.kind === 'int') {
     const finite = values.filter(Number.isFinite);
@@ -67,19 +70,23 @@ export function sliceTraces(piece: ISlice, selected: number | null = null): Trac
   return traces;
 }
 
-/** The contour's filled levels and the trials on top, coloured by the same scores. */
+/**
+ * The contour's filled levels and the trials on top, coloured by the same scores.
+ * With a categorical parameter, one band of cells per category (a heat-map):
+ * no colour is interpolated between categories.
+ */
 export function contourTraces(contour: IContour, metric: string, reverse: boolean): Trace[] {
+  const categorical = contour.x.kind === 'categorical' || contour.y.kind === 'categorical';
+  const levels = categorical ? { type: 'heatmap' } : { type: 'contour', contours: { coloring: 'heatmap' }, line: { width: 0.5 } };
   return [
     {
-      type: 'contour',
+      ...levels,
       x: contour.x_grid,
       y: contour.y_grid,
       z: contour.z,
       colorscale: 'Viridis',
       reversescale: reverse,
-      colorbar: { title: { text: metric } },
-      contours: { coloring: 'heatmap' },
-      line: { width: 0.5 }
+      colorbar: { title: { text: metric } }
     },
     {
       type: 'scatter',

@@ -33,10 +33,10 @@ export interface IExperimentSummary {
   name: string;
   /** CREATED, RUNNING, COMPLETED, STOPPED, FAILED, or INTERRUPTED when its driver died. */
   state: string;
-  /** A driver works on it (a stop request makes sense); absent from older servers. */
-  active?: boolean;
-  /** No driver works on it, so `resume` can continue it; absent from older servers. */
-  resumable?: boolean;
+  /** A driver works on it (a stop request makes sense), as the summary decided. */
+  active: boolean;
+  /** No driver works on it, so `resume` can continue it, as the summary decided. */
+  resumable: boolean;
   strategy: string;
   metric: string;
   mode: Mode;

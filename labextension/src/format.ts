@@ -106,32 +106,23 @@ export function stateClass(state: string): string {
   return `hpnb-state-${known}`;
 }
 
-/** What the server says of an experiment's liveness; older servers send only `state`. */
+/** What the server's summary decided of an experiment's liveness (the Lab does not re-decide it). */
 export interface IExperimentLiveness {
   state: string;
   /** A driver works on it right now: a stop request makes sense. */
-  active?: boolean;
+  active: boolean;
   /** No driver works on it: `resume` can continue (or extend) it. */
-  resumable?: boolean;
+  resumable: boolean;
 }
 
-/**
- * Whether a driver works on the experiment (a Stop button makes sense): the
- * server's `active` field, else (a server without it) judged by the state.
- */
+/** Whether a driver works on the experiment (a Stop button makes sense), as the server says. */
 export function isActive(experiment: IExperimentLiveness): boolean {
-  if (typeof experiment.active === 'boolean') {
-    return experiment.active;
-  }
-  return experiment.state === 'RUNNING' || experiment.state === 'CREATED';
+  return experiment.active;
 }
 
-/** Whether `resume` can continue the experiment: the server's `resumable`, else not active. */
+/** Whether `resume` can continue the experiment, as the server says. */
 export function isResumable(experiment: IExperimentLiveness): boolean {
-  if (typeof experiment.resumable === 'boolean') {
-    return experiment.resumable;
-  }
-  return !isActive(experiment);
+  return experiment.resumable;
 }
 
 /** The action a view offers for an experiment: stop it, explain how to resume it, or none. */

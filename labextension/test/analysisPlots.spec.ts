@@ -1,4 +1,4 @@
-import { compareTraces, contourTraces, parameterAxis, slicePositions, sliceTraces } from '../src/analysisPlots';
+import { compareTraces, contourTraces, LOG_TICKS, parameterAxis, slicePositions, sliceTraces } from '../src/analysisPlots';
 import type { ICompared, ISlice } from '../src/api';
 import { SELECTED_COLOR } from '../src/plots';
 
@@ -49,6 +49,30 @@ describe('contourTraces', () => {
     expect(levels.type).toBe('contour');
     expect(levels.reversescale).toBe(true);
     expect(trials.customdata).toEqual([7]);
+  });
+
+  it('draws a categorical parameter as one band of cells per category, not blended', () => {
+    const [levels] = contourTraces(
+      {
+        x: { name: 'gamma', kind: 'float', log: true, choices: [] },
+        y: { name: 'kernel', kind: 'categorical', log: false, choices: ['rbf', 'poly'] },
+        x_grid: [0.001, 0.01],
+        y_grid: [0, 1],
+        z: [
+          [1, 2],
+          [3, 4]
+        ],
+        trial_ids: [],
+        x_values: [],
+        y_values: [],
+        scores: []
+      },
+      'loss',
+      false
+    );
+    expect(levels.type).toBe('heatmap');
+    expect(levels.contours).toBeUndefined();
+    expect(parameterAxis({ name: 'gamma', kind: 'float', log: true, choices: [] }, []).tickformat).toBe(LOG_TICKS);
   });
 });
 

@@ -125,16 +125,6 @@ describe('Stop or Resume…', () => {
       expect(experimentAction(JSON.parse(body({ state, active: false, resumable: true })))).toBe(null);
     }
   });
-  it('falls back to the state with a server that sends no active/resumable fields', () => {
-    expect(isActive({ state: 'RUNNING' })).toBe(true);
-    expect(isActive({ state: 'CREATED' })).toBe(true);
-    expect(isActive({ state: 'COMPLETED' })).toBe(false);
-    expect(isResumable({ state: 'COMPLETED' })).toBe(true);
-    expect(isResumable({ state: 'RUNNING' })).toBe(false);
-    expect(experimentAction({ state: 'RUNNING' })).toBe('stop');
-    expect(experimentAction({ state: 'INTERRUPTED' })).toBe('resume');
-    expect(experimentAction({ state: 'STOPPED' })).toBe(null);
-  });
 });
 
 describe('resumeCommands', () => {

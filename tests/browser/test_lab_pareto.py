@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hpnb.core.pareto import dominates
+from hpnb.core.non_domination import dominates
 from hpnb.core.store import Store
 from tests.browser.parallel_coordinates import wait_drawn
 from tests.browser.test_lab_extension import item, open_experiment, show_sidebar

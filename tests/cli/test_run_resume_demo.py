@@ -52,7 +52,9 @@ def test_run_prints_progress_and_the_leaderboard(project):
     assert done.returncode == 0, done.stderr
     assert "search 'cli': COMPLETED" in done.stdout
     assert "Leaderboard (top 6 of 6" in done.stdout
-    assert "6/6" in done.stdout
+    lines = done.stdout.splitlines()
+    final = lines[lines.index("search 'cli': COMPLETED") - 1]
+    assert final.split()[1] == "6/6" and "running 0  failed 0  stopped 0  best loss " in final
     with Store(project / "home" / "hpnb.sqlite", readonly=True) as store:
         record = store.experiment("cli")
         trials = store.trials(record.id)

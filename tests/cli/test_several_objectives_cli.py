@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -83,3 +85,37 @@ def test_list_shows_the_size_of_the_front(store_path: Path) -> None:
     header, row = out.stdout.splitlines()[:2]
     assert "front" in header.split()
     assert row.split()[header.split().index("front")] == "3"
+
+
+RUN_SPEC = textwrap.dedent("""\
+    metrics:
+      - {name: val_loss, mode: min}
+      - {name: latency_ms, mode: min}
+    strategy: random
+    trials: 6
+    seed: 1
+    parameters:
+      width: {min: 0.0, max: 1.0}
+    resources: {workers: 2}
+    """)
+RUN_OBJECTIVE = textwrap.dedent("""\
+    def train(width):
+        return {"val_loss": 1.0 - width, "latency_ms": 10.0 * width}
+    """)
+
+
+def test_run_prints_the_size_of_the_front_and_no_best(tmp_path: Path) -> None:
+    (tmp_path / "spec.yaml").write_text(RUN_SPEC)
+    (tmp_path / "train.py").write_text(RUN_OBJECTIVE)
+    env = {**os.environ, "HPNB_HOME": str(tmp_path / "home")}
+    command = [sys.executable, "-m", "hpnb", "run", "spec.yaml", "--objective", "train:train", "--name", "t"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    final = lines[lines.index("search 't': COMPLETED") - 1]
+    assert final.split()[1] == "6/6"
+    # every trial is on the front: a wider one is worse on val_loss and better on latency_ms
+    assert "front 6" in final and "best" not in final
+    store = str(tmp_path / "home" / "hpnb.sqlite")
+    shown = json.loads(hpnb("show", "t", "--store", store, "--json").stdout)
+    assert shown["front_size"] == 6

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from hpnb.cluster.errors import (
+from hpnb.cluster.cluster_errors import (
     ClusterError,
     KubeConfigError,
     KubernetesApiError,

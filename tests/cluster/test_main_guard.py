@@ -45,7 +45,7 @@ def test_a_search_without_the_main_guard_fails_naming_the_guard(tmp_path: Path) 
     assert done.returncode != 0
     # The script's own error, last: its cluster could not start because every worker refused.
     last_error = done.stderr[done.stderr.rindex("Traceback (most recent call last)"):]
-    assert "hpnb.cluster.errors.MainGuardError: " in last_error, done.stderr
+    assert "hpnb.cluster.cluster_errors.MainGuardError: " in last_error, done.stderr
     assert GUARD in last_error and "script.py" in last_error
     # Each worker process, re-running the script, refused before touching the store.
     assert "NameTaken" not in done.stderr

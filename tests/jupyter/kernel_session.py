@@ -88,6 +88,18 @@ class KernelSession:
         content = {"comm_id": comm_id, "data": {"method": "custom", "content": {"event": "click"}}}
         self.client.shell_channel.send(self.client.session.msg("comm_msg", content))
 
+    def set_state(self, comm_id: str, state: dict[str, Any]) -> None:
+        """What a front end sends when the user changes a widget (a row click, a number typed)."""
+        content = {"comm_id": comm_id, "data": {"method": "update", "state": state, "buffer_paths": []}}
+        self.client.shell_channel.send(self.client.session.msg("comm_msg", content))
+
+    def button(self, description: str) -> str:
+        """The comm id of the (last opened) Button labelled ``description``."""
+        buttons = self.widget_comms("ButtonModel")
+        found = [comm for comm, state in buttons if state["description"] == description]
+        assert found, f"no {description!r} button"
+        return found[-1]
+
     def close(self) -> None:
         self.client.stop_channels()
         self.manager.shutdown_kernel(now=True)

@@ -65,7 +65,8 @@ def test_pause_and_resume_buttons_act_on_the_trial_selected_in_the_leaderboard(l
 
     dashboard.refresh()  # the search has ended: the buttons are off, and say why
     assert controls.pause_trial.disabled and controls.resume_trial.disabled
-    assert "not driven by this kernel" in controls.pause_trial.tooltip
+    assert "the search has ended" in controls.pause_trial.tooltip
+    assert not controls.extend.disabled  # this kernel can run it again
     dashboard.close()
 
 

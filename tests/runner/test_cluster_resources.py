@@ -9,8 +9,8 @@ from functools import partial
 import pytest
 
 import hpnb
+from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
-from hpnb.cluster.errors import ClusterError
 from tests.runner import objectives, processes
 
 X = {"x": {"min": 0.0, "max": 1.0}}

@@ -15,7 +15,7 @@ import pytest
 import hpnb
 from hpnb.core.errors import HpnbError
 from hpnb.core.store import Store
-from hpnb.core.store.errors import UnknownTrial
+from hpnb.core.store.store_errors import UnknownTrial
 from hpnb.runner.pausing import PauseRefused
 from hpnb.testing import pbt_toy
 from tests.runner import objectives, resumable

@@ -15,9 +15,9 @@ import pytest
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
 from hpnb.core.store.records import TrialRecord
-from hpnb.launch import make_scheduler, make_strategy
+from hpnb.launch import make_stopping_rule, make_strategy
 from hpnb.runner import driver as driver_module
-from hpnb.runner.controls import Command
+from hpnb.runner.commands import Command
 from hpnb.runner.driver import Driver
 from hpnb.runner.recovery import recover
 from hpnb.runner.settling import MAX_LOST_QUEUED
@@ -49,10 +49,10 @@ def build(store: Store, executor: ScriptedExecutor, **spec: Any) -> Driver:
     record = store.create_experiment("paths", parsed.to_dict(), metric=parsed.metric, mode=parsed.mode,
                                      strategy=parsed.strategy.name, budget=parsed.trials,
                                      parallel=parsed.parallel)
-    strategy, scheduler = make_strategy(parsed, record.budget), make_scheduler(parsed)
+    strategy, stopping_rule = make_strategy(parsed, record.budget), make_stopping_rule(parsed)
     return Driver(objective=never_called, spec=parsed, experiment_id=record.id, name=record.name,
-                  store=store, executor=executor, strategy=strategy, scheduler=scheduler,
-                  recovered=recover(store, record, strategy, scheduler), budget=record.budget,
+                  store=store, executor=executor, strategy=strategy, stopping_rule=stopping_rule,
+                  recovered=recover(store, record, strategy, stopping_rule), budget=record.budget,
                   parallel=parsed.parallel)
 
 

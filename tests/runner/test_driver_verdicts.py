@@ -14,8 +14,8 @@ import pytest
 
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
-from hpnb.launch import make_scheduler, make_strategy
-from hpnb.runner.controls import Command
+from hpnb.launch import make_stopping_rule, make_strategy
+from hpnb.runner.commands import Command
 from hpnb.runner.driver import Driver
 from hpnb.runner.recovery import recover
 from hpnb.runner.worker.objective import TrialTask
@@ -194,10 +194,10 @@ def resumed(store: Store, executor: ScriptedExecutor) -> Driver:
     """A new driver of the stored search "paths", as ``hpnb.resume`` builds it."""
     record = store.experiment("paths")
     spec = parse_spec(record.spec)
-    strategy, scheduler = make_strategy(spec, record.budget), make_scheduler(spec)
+    strategy, stopping_rule = make_strategy(spec, record.budget), make_stopping_rule(spec)
     return Driver(objective=never_called, spec=spec, experiment_id=record.id, name=record.name, store=store,
-                  executor=executor, strategy=strategy, scheduler=scheduler,
-                  recovered=recover(store, record, strategy, scheduler), budget=record.budget,
+                  executor=executor, strategy=strategy, stopping_rule=stopping_rule,
+                  recovered=recover(store, record, strategy, stopping_rule), budget=record.budget,
                   parallel=spec.parallel)
 
 
@@ -213,7 +213,7 @@ def test_trials_waiting_to_be_promoted_wait_again_in_a_resumed_search(store):
                   early_stopping=PROMOTION)
     ref.append(first)
     waiting = {t.trial_id for t in run(first) if t.state == "PAUSED"}
-    assert waiting and waiting == first.scheduler.waiting_for_promotion()
+    assert waiting and waiting == first.stopping_rule.waiting_for_promotion()
     resumes_before = len(events(first, "resume"))
     driver = resumed(store, ScriptedExecutor(member, slots=2))
     assert driver.pauses.promotion == waiting  # they wait for the rule again, not for a free slot

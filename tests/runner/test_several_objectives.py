@@ -9,7 +9,7 @@ import pytest
 
 import hpnb
 from hpnb.core.errors import HpnbError
-from hpnb.core.pareto import dominates
+from hpnb.core.non_domination import dominates
 from hpnb.core.store import Store
 from tests.runner import two_objectives
 

@@ -9,8 +9,8 @@ JupyterLab views all draw from these.
 
 from __future__ import annotations
 
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.compare import CurvePoint, SearchCurve, compare_searches, search_curve, search_start
-from hpnb.core.analysis.errors import NotEnoughTrials
 from hpnb.core.analysis.history import HistoryPoint, optimization_history, scored_trials
 from hpnb.core.analysis.humane_time import clock_time, duration, relative_time
 from hpnb.core.analysis.importance import (
@@ -19,7 +19,7 @@ from hpnb.core.analysis.importance import (
     importance_per_objective,
     parameter_importance,
 )
-from hpnb.core.analysis.pareto import ParetoPoint, ParetoView, pareto_view
+from hpnb.core.analysis.pareto_view import ParetoPoint, ParetoView, pareto_view
 from hpnb.core.analysis.slices import (
     Axis,
     ContourData,

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from hpnb.core.objectives import Objective
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import trial_score
 from hpnb.core.trial import TrialState
@@ -116,11 +117,11 @@ def optimization_history(trials: Sequence[TrialRecord], mode: str, order: Order 
     scored = scored_trials(trials, metric)
     if order == "end":
         scored.sort(key=lambda pair: (pair[0].end is None, pair[0].end or 0.0, pair[0].trial_id))
-    better = (lambda a, b: a > b) if mode == "max" else (lambda a, b: a < b)
+    objective = Objective(metric or "score", "max" if mode == "max" else "min")
     points: list[HistoryPoint] = []
     best: float | None = None
     for trial, score in scored:
-        improved = best is None or better(score, best)
+        improved = best is None or objective.is_better(score, best)
         best = score if improved else best
         assert best is not None
         points.append(HistoryPoint(trial.trial_id, trial.state, score, trial.end, best, improved))

@@ -43,7 +43,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hpnb.core.analysis.errors import NotEnoughTrials
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import scored_trials
 from hpnb.core.errors import HpnbError, quote
 from hpnb.core.objectives import Objective

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from hpnb.core.analysis.errors import NotEnoughTrials
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import scored_trials
 from hpnb.core.errors import HpnbError, closest
 from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
@@ -222,17 +222,32 @@ def _interpolate(parameters: tuple[Parameter, Parameter], positions: tuple[np.nd
                  scores: np.ndarray, grids: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Inverse-distance-weighted scores (power 2) at every grid node, shape (len(y), len(x)).
 
-    One grid row at a time: memory grows with the trials times one row, not the whole grid.
+    A categorical axis is not a distance: a node of one category weighs only the trials of that
+    category (a node whose category has none is NaN). One grid row at a time: memory grows with
+    the trials times one row, not the whole grid.
     """
     ux, gx = _unit(parameters[0], positions[0], grids[0])
     uy, gy = _unit(parameters[1], positions[1], grids[1])
+    x_cat, y_cat = (isinstance(p, CategoricalParameter) for p in parameters)
     z = np.empty((len(gy), len(gx)))
     for row, node_y in enumerate(gy):
-        squared = (gx[:, None] - ux) ** 2 + (node_y - uy) ** 2
-        exact = squared < 1e-18
-        weights = 1.0 / np.where(exact, 1.0, squared)
+        dx = (gx[:, None] - ux) ** 2
+        dy = np.broadcast_to((node_y - uy) ** 2, dx.shape)
+        same = np.ones(dx.shape, dtype=bool)
+        if x_cat:
+            same &= dx < 1e-18
+            dx = np.zeros_like(dx)
+        if y_cat:
+            same &= dy < 1e-18
+            dy = np.zeros_like(dy)
+        squared = dx + dy
+        exact = same & (squared < 1e-18)
+        with np.errstate(divide="ignore"):  # other categories' trials at distance 0 get no weight
+            weights = np.where(same, 1.0 / np.where(exact | ~same, 1.0, squared), 0.0)
         # a node on a trial takes that trial's score (the mean, if several trials share the node)
         on_trial = exact.any(axis=1)
         weights[on_trial] = exact[on_trial]
-        z[row] = (weights * scores).sum(axis=1) / weights.sum(axis=1)
+        total = weights.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            z[row] = np.where(total > 0, (weights * scores).sum(axis=1) / total, np.nan)
     return z

@@ -1,7 +1,7 @@
 """Early-stopping rules, one per module, looked up by the name a spec uses.
 
 Example:
-    >>> scheduler_class("none").name
+    >>> stopping_rule_class("none").name
     'none'
 """
 
@@ -11,10 +11,10 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hpnb.core.early_stopping.base import Scheduler
+    from hpnb.core.early_stopping.base import StoppingRule
 
 #: rule name -> "module:Class" below hpnb.core.early_stopping (imported on first use).
-SCHEDULERS: dict[str, str] = {
+STOPPING_RULES: dict[str, str] = {
     "none": "base:NoStopping",
     "median": "median:MedianStopping",
     "asha": "asha:ASHA",
@@ -22,7 +22,7 @@ SCHEDULERS: dict[str, str] = {
 }
 
 
-def scheduler_class(name: str) -> type[Scheduler]:
+def stopping_rule_class(name: str) -> type[StoppingRule]:
     """The class implementing early-stopping rule ``name`` (a KeyError for unknown names)."""
-    module, cls = SCHEDULERS[name].split(":")
+    module, cls = STOPPING_RULES[name].split(":")
     return getattr(importlib.import_module(f"hpnb.core.early_stopping.{module}"), cls)

@@ -29,7 +29,7 @@ from typing import Any
 
 from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.early_stopping.asha_promotion import PromotionLadder
-from hpnb.core.early_stopping.base import Decision, Mode, Scheduler, option_path
+from hpnb.core.early_stopping.base import Decision, Mode, StoppingRule, option_path
 from hpnb.core.early_stopping.rungs import RungLadder, check_ladder_options
 from hpnb.core.errors import SpecError
 from hpnb.core.trial import TrialState
@@ -40,7 +40,7 @@ __all__ = ["ASHA", "TYPES", "RungLadder", "check_ladder_options"]
 TYPES: tuple[str, ...] = ("stopping", "promotion")
 
 
-class ASHA(Scheduler):
+class ASHA(StoppingRule):
     """``rule: asha``.
 
     Options:

@@ -1,11 +1,11 @@
 """The interface of early-stopping rules: they return decisions, the runner acts.
 
-A scheduler never touches the executor. The runner calls :meth:`Scheduler.on_result`
+A stopping rule never touches the executor. The runner calls :meth:`StoppingRule.on_result`
 for every reported result of a running trial, in arrival order, and acts on the
-returned :class:`Decision`; it calls :meth:`Scheduler.on_trial_end` once per trial.
+returned :class:`Decision`; it calls :meth:`StoppingRule.on_trial_end` once per trial.
 A rule that answers PAUSE (ASHA's promotion type) says, through
-:meth:`Scheduler.promote`, which paused trials go on, and through
-:meth:`Scheduler.without_pause` what becomes of a trial that cannot pause.
+:meth:`StoppingRule.promote`, which paused trials go on, and through
+:meth:`StoppingRule.without_pause` what becomes of a trial that cannot pause.
 
 Rules are asynchronous: a decision uses only the results that have arrived, and
 no decision waits for slower trials (a trial paused at a rung is promoted by later
@@ -63,7 +63,7 @@ def check_int(name: str, value: Any, minimum: int) -> int:
     return as_int(value, option_path(name), minimum=minimum)
 
 
-class Scheduler:
+class StoppingRule:
     """Base class of early-stopping rules; on its own it never stops a trial.
 
     Args:
@@ -156,7 +156,7 @@ def score_from_json(stored: float | None) -> float:
     return math.inf if stored is None else float(stored)
 
 
-class NoStopping(Scheduler):
+class NoStopping(StoppingRule):
     """``rule: none``: trials run to their end (or to ``max_t`` when given)."""
 
     name = "none"

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from hpnb.core.decision_points import DecisionPoints
-from hpnb.core.early_stopping.base import Decision, Mode, Scheduler, check_int, option_path
+from hpnb.core.early_stopping.base import Decision, Mode, StoppingRule, check_int, option_path
 from hpnb.core.early_stopping.rungs import RungLadder, check_ladder_options
 from hpnb.core.errors import SpecError
 
@@ -50,7 +50,7 @@ def largest_bracket(grace: int, reduction: int, max_t: int) -> int:
     return s
 
 
-class Hyperband(Scheduler):
+class Hyperband(StoppingRule):
     """``rule: hyperband``.
 
     Options:

@@ -34,7 +34,7 @@ from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.early_stopping.base import (
     Decision,
     Mode,
-    Scheduler,
+    StoppingRule,
     check_int,
     option_path,
     score_from_json,
@@ -80,7 +80,7 @@ class _History:
         return self.steps[index] if index >= 0 else None
 
 
-class MedianStopping(Scheduler):
+class MedianStopping(StoppingRule):
     """``rule: median``.
 
     Options:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hpnb.core.early_stopping import SCHEDULERS, scheduler_class
+from hpnb.core.early_stopping import STOPPING_RULES, stopping_rule_class
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.objectives import Objective
@@ -331,8 +331,8 @@ def _parse_early_stopping(value: Any, mode: str) -> EarlyStoppingSpec:
         return EarlyStoppingSpec()
     rule, options = _split_named(value, "early_stopping", "rule", "early-stopping rule")
     path = "early_stopping.rule" if isinstance(value, Mapping) else "early_stopping"
-    rule = choose(rule, path, SCHEDULERS, "early-stopping rule")
-    cls = _load_class(scheduler_class, rule)
+    rule = choose(rule, path, STOPPING_RULES, "early-stopping rule")
+    cls = _load_class(stopping_rule_class, rule)
     _check_options(cls, options, "early_stopping", f"the {rule} rule")
     if cls is not None:
         cls(mode, **thaw(options))

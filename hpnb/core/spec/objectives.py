@@ -1,5 +1,8 @@
 """The objectives of a spec: ``metric:`` and ``mode:``, or ``metrics:`` for several.
 
+The same concept as :mod:`hpnb.core.objectives`, on the spec's side: this module reads the
+:class:`~hpnb.core.objectives.Objective` values that one defines.
+
 Forms accepted:
 
 - one objective: ``metric: val_loss`` and ``mode: min`` (``min`` when left out);

@@ -1,5 +1,6 @@
 """Warm starts in a spec: ``enqueue:`` (configurations to run first) and ``warm_start:`` (a stored
-search to learn from).
+search to learn from). The same concept as :mod:`hpnb.core.warm_start`, on the spec's side: this
+module checks what the spec asks; that one reads the stored search's trials when the search starts.
 
 - ``enqueue: [{lr: 0.01, layers: 2}, ...]``: these configurations are the search's first
   trials, in order. Each value is checked against its parameter; a parameter left out is

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from hpnb.core.store.base import CLEAR
 from hpnb.core.store.connection import default_store_path
-from hpnb.core.store.errors import (
+from hpnb.core.store.records import (
+    ExperimentRecord,
+    ResultRow,
+    TrialRecord,
+    validate_name,
+)
+from hpnb.core.store.store import Store
+from hpnb.core.store.store_errors import (
     InvalidName,
     NameTaken,
     ReadOnlyStore,
@@ -21,20 +28,9 @@ from hpnb.core.store.errors import (
     UnknownExperiment,
     UnknownTrial,
 )
-from hpnb.core.store.records import (
-    EXPERIMENT_STATES,
-    TRIAL_STATES,
-    ExperimentRecord,
-    ResultRow,
-    TrialRecord,
-    validate_name,
-)
-from hpnb.core.store.store import Store
 
 __all__ = [
     "CLEAR",
-    "EXPERIMENT_STATES",
-    "TRIAL_STATES",
     "ExperimentRecord",
     "InvalidName",
     "NameTaken",

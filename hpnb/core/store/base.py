@@ -30,7 +30,8 @@ from hpnb.core.store.connection import (
     reporting_damage,
     retry_when_busy,
 )
-from hpnb.core.store.errors import (
+from hpnb.core.store.records import column_value
+from hpnb.core.store.store_errors import (
     ReadOnlyStore,
     StoreDamaged,
     StoreError,
@@ -38,7 +39,6 @@ from hpnb.core.store.errors import (
     UnknownExperiment,
     UnknownTrial,
 )
-from hpnb.core.store.records import column_value
 
 T = TypeVar("T")
 _S = TypeVar("_S", bound="StoreBase")

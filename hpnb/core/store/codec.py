@@ -15,7 +15,7 @@ import json
 import math
 from typing import Any
 
-from hpnb.core.store.errors import StoreError
+from hpnb.core.store.store_errors import StoreError
 
 
 def _plain(value: Any) -> Any:

@@ -9,7 +9,7 @@ locked, so "database is locked" does not reach the user.
 
 Every statement the store runs goes through :func:`retry_when_busy`, which is
 also where SQLite's "file is not a database" and "database disk image is
-malformed" become one :class:`~hpnb.core.store.errors.StoreDamaged` naming the
+malformed" become one :class:`~hpnb.core.store.store_errors.StoreDamaged` naming the
 file and what to do; damage can surface at opening or only later, when a query
 reads a corrupt page.
 """
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from hpnb.core.store.errors import StoreBusy, StoreDamaged, StoreError
+from hpnb.core.store.store_errors import StoreBusy, StoreDamaged, StoreError
 
 T = TypeVar("T")
 

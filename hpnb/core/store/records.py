@@ -9,13 +9,9 @@ from typing import Any
 from hpnb.core.errors import SpecError
 from hpnb.core.spec.values import check_experiment_name
 from hpnb.core.store import codec
-from hpnb.core.store.errors import InvalidName, StoreError
-from hpnb.core.trial import TrialState
+from hpnb.core.store.store_errors import InvalidName, StoreError
+from hpnb.core.trial import ExperimentState, TrialState
 
-#: the states of an experiment (a search), as stored.
-EXPERIMENT_STATES = ("CREATED", "RUNNING", "COMPLETED", "STOPPED", "FAILED", "INTERRUPTED")
-#: the states of a trial, as stored.
-TRIAL_STATES = tuple(state.value for state in TrialState)
 MODES = ("min", "max")
 
 def validate_name(name: object) -> str:
@@ -37,6 +33,16 @@ def validate_choice(value: object, allowed: tuple[str, ...], what: str) -> str:
     if plain not in allowed:
         raise StoreError(f"{what}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
     return str(plain)
+
+
+def validate_state(value: object, states: type[ExperimentState] | type[TrialState]) -> str:
+    """``value`` as the stored name of one of ``states`` (a member or its name), else StoreError.
+
+    Example:
+        >>> validate_state(TrialState.PAUSED, TrialState) == TrialState.PAUSED.value
+        True
+    """
+    return validate_choice(value, tuple(state.value for state in states), "state")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from hpnb.core.store.errors import StoreVersionError
+from hpnb.core.store.store_errors import StoreVersionError
 
 _VERSION_1 = (
     """CREATE TABLE experiments (

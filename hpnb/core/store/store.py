@@ -9,19 +9,20 @@ from typing import Any
 from hpnb.core.store import codec
 from hpnb.core.store.base import CLEAR
 from hpnb.core.store.connection import in_transaction, open_writable
-from hpnb.core.store.errors import NameTaken, StoreError, UnknownExperiment
 from hpnb.core.store.records import (
     EXPERIMENT_COLUMNS,
     EXPERIMENT_SELECT,
-    EXPERIMENT_STATES,
     MODES,
     ExperimentRecord,
     experiment_from_row,
     validate_choice,
     validate_name,
+    validate_state,
 )
+from hpnb.core.store.store_errors import NameTaken, StoreError, UnknownExperiment
 from hpnb.core.store.trial_logs import TrialLogStore
 from hpnb.core.store.trials import TrialStore
+from hpnb.core.trial import ExperimentState
 
 
 class Store(TrialStore, TrialLogStore):
@@ -86,8 +87,8 @@ class Store(TrialStore, TrialLogStore):
             now = time.time()
             conn.execute(
                 "INSERT INTO experiments (name, spec, source, budget, parallel, metric, mode, strategy,"
-                " state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'CREATED', ?, ?)",
-                (name, *values, now, now),
+                " state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, *values, ExperimentState.CREATED.value, now, now),
             )
 
         self._write(work, "create an experiment")
@@ -157,7 +158,7 @@ class Store(TrialStore, TrialLogStore):
         }  # fmt: skip
         changes = {key: value for key, value in given.items() if value is not None}
         if changes.get("state") not in (None, CLEAR):
-            changes["state"] = validate_choice(changes["state"], EXPERIMENT_STATES, "state")
+            changes["state"] = validate_state(changes["state"], ExperimentState)
         for key in ("budget", "parallel"):
             if changes.get(key) not in (None, CLEAR):
                 changes[key] = codec.count(changes[key], key, 0 if key == "budget" else 1)

@@ -7,7 +7,7 @@ import time
 
 from hpnb.core.store import codec
 from hpnb.core.store.base import StoreBase
-from hpnb.core.store.errors import StoreError
+from hpnb.core.store.store_errors import StoreError
 from hpnb.core.trial_output import TrialOutput
 
 _UPSERT = (

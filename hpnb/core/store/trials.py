@@ -9,16 +9,16 @@ from typing import Any
 
 from hpnb.core.store import codec
 from hpnb.core.store.base import StoreBase
-from hpnb.core.store.errors import StoreError, UnknownTrial
 from hpnb.core.store.records import (
     TRIAL_COLUMNS,
     TRIAL_SELECT,
-    TRIAL_STATES,
     ResultRow,
     TrialRecord,
     trial_from_row,
-    validate_choice,
+    validate_state,
 )
+from hpnb.core.store.store_errors import StoreError, UnknownTrial
+from hpnb.core.trial import TrialState
 
 _RESULT_SELECT = "SELECT trial_id, seq, step, time, value, metrics FROM results"
 
@@ -60,14 +60,14 @@ class TrialStore(StoreBase):
         params: dict[str, Any],
         *,
         parent: int | None = None,
-        state: str = "PENDING",
+        state: str = TrialState.PENDING.value,
     ) -> None:
         """Record a new trial; a :class:`StoreError` if this trial id is already used."""
         values = (
             experiment_id,
             codec.count(trial_id, "trial_id", 0),
             codec.dumps(codec.mapping(params, "params"), "params"),
-            validate_choice(state, TRIAL_STATES, "state"),
+            validate_state(state, TrialState),
             codec.integer(parent, "parent"),
         )
 
@@ -100,7 +100,7 @@ class TrialStore(StoreBase):
                 f"allowed: {', '.join(TRIAL_COLUMNS)}"
             )
         if "state" in fields:
-            fields["state"] = validate_choice(fields["state"], TRIAL_STATES, "state")
+            fields["state"] = validate_state(fields["state"], TrialState)
         for key in ("params", "metrics"):
             if key in fields:
                 codec.mapping(fields[key], key)

@@ -25,6 +25,7 @@ STRATEGIES: dict[str, str] = {
     "de": "de:DifferentialEvolutionStrategy",
     "pbt": "pbt:PopulationBasedTraining",
     "nsga2": "nsga2:NSGA2Strategy",
+    "gp": "gp:GPStrategy",
 }
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.errors import SpecError, closest
+from hpnb.core.objectives import Objective
 from hpnb.core.space import SearchSpace
 from hpnb.core.trial import Suggestion, TrialState
 
@@ -110,6 +111,8 @@ class Strategy(ABC):
         #: one mode per objective; ``mode`` is the first one's.
         self.modes: tuple[Mode, ...] = modes
         self.mode: Mode = modes[0]
+        #: the direction of the first objective, which :meth:`score` follows.
+        self.objective = Objective("value", modes[0])
         self.seed = seed
         self.budget = budget
         #: the seed actually used: ``seed``, or fresh entropy recorded so a resumed run continues.
@@ -210,7 +213,7 @@ class Strategy(ABC):
     # helpers shared by implementations ------------------------------------------------
     def score(self, value: float) -> float:
         """``value`` turned into a quantity to minimise (mode-independent)."""
-        return value if self.mode == "min" else -value
+        return self.objective.loss(value)
 
     @staticmethod
     def is_usable(value: Any) -> bool:

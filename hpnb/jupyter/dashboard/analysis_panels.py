@@ -13,11 +13,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from hpnb.core.analysis.errors import NotEnoughTrials
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.importance import importance_per_objective
 from hpnb.core.analysis.slices import contour_data, contour_pair
 from hpnb.core.errors import HpnbError
 from hpnb.core.space import SearchSpace
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard import insight, insight_figures, pareto
 from hpnb.jupyter.dashboard.model import View
 from hpnb.jupyter.dashboard.panels import note_html
@@ -84,7 +85,7 @@ class AnalysisPanels:
             return
         importance = next(iter(per_objective.values()))
         self._sent[IMPORTANCE], self._importance = key, importance
-        completed = sum(1 for t in view.trials if t.state == "COMPLETED")
+        completed = sum(1 for t in view.trials if t.state == TrialState.COMPLETED)
         basis = f"{len(trials)} completed trials" + ("" if len(trials) == completed else f" of {completed}")
         self._notes[IMPORTANCE].value = ""
         title = next(t for t, name in EVALUATOR_TITLES.items() if name == evaluator)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.trial import ExperimentState
 from hpnb.jupyter import warmup
 from hpnb.jupyter.dashboard import static, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
@@ -44,7 +45,6 @@ BUSY_FACTOR = 4.0
 POLL_INTERVAL = 2.0
 #: seconds a live search's refresh thread waits for a change before checking anyway.
 LIVE_CHECK_INTERVAL = 5.0
-ACTIVE_STATES = ("CREATED", "RUNNING")
 #: seconds :meth:`Dashboard.close` waits for the refresh thread to end.
 CLOSE_TIMEOUT = 10.0
 
@@ -89,7 +89,7 @@ class Dashboard:
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
         self._final_shown = False
-        self.controls = Controls(search, self._selected_trial, self.mark_dirty,
+        self.controls = Controls(search, self._selected_trial, self._after_action,
                                  resume=self._resumer(resume) if resume else None)
         self.widgets = DashboardWidgets(self.model, self.controls, search.spec.strategy.name,
                                         search.spec.objectives)
@@ -130,6 +130,12 @@ class Dashboard:
             self._show_log(view)
         return view
 
+    def _after_action(self) -> None:
+        """A control acted: redraw soon; a search that runs again gets its final view again."""
+        if self.search.is_live:
+            self._final_shown = False
+        self.mark_dirty()
+
     def mark_dirty(self) -> None:
         """Ask for a redraw soon (cheap; called from the driver thread); nothing once closed."""
         if self._closed.is_set():
@@ -161,7 +167,7 @@ class Dashboard:
                 view = self._last_view
             if self.model.behind:  # a large search is read in bounded steps
                 self._dirty.set()
-            elif view.header.state not in ACTIVE_STATES and not self.search.is_live:
+            elif not ExperimentState(view.header.state).is_active and not self.search.is_live:
                 self.show_final()
                 if not self._dirty.is_set():
                     return

@@ -32,9 +32,7 @@ from hpnb.core.summary import (
     trial_state,
 )
 from hpnb.core.summary import trial_score as score
-
-FINISHED_STATES = ("COMPLETED", "STOPPED", "FAILED")
-
+from hpnb.core.trial import TrialState
 
 # -- header ---------------------------------------------------------------------------------
 
@@ -89,11 +87,12 @@ def header(experiment: ExperimentRecord, trials: Sequence[TrialRecord], now: flo
     eta = None
     if summary.state.is_active and done and elapsed > 0:
         eta = max(0, experiment.budget - done) * elapsed / done
-    counts = summary.counts
+    count = summary.count
     return Header(
         name=summary.name, strategy=summary.strategy, metric=summary.metric, mode=summary.mode,
-        state=summary.state.value, budget=summary.budget, done=done, running=counts["RUNNING"],
-        completed=counts["COMPLETED"], failed=counts["FAILED"], stopped=counts["STOPPED"],
+        state=summary.state.value, budget=summary.budget, done=done, running=count(TrialState.RUNNING),
+        completed=count(TrialState.COMPLETED), failed=count(TrialState.FAILED),
+        stopped=count(TrialState.STOPPED),
         elapsed=elapsed, eta=eta, best_value=summary.best_value, best_trial=summary.best_trial,
         best_params=summary.best_params, message=summary.message, objectives=summary.objectives,
         front=summary.front, front_size=summary.front_size,
@@ -217,9 +216,9 @@ def curve_group_of(trial: TrialRecord, best_ids: Collection[int], selected_id: i
         return "selected"
     if trial.trial_id in best_ids:
         return "best"
-    if trial.state in ("RUNNING", "PENDING"):
+    if TrialState(trial.state).is_under_way:
         return "running"
-    if trial.state == "COMPLETED":
+    if trial.state == TrialState.COMPLETED:
         return "completed"
     return "faded"
 
@@ -311,7 +310,7 @@ def failures(trials: Sequence[TrialRecord]) -> list[Failure]:
     return [
         Failure(trial.trial_id, dict(trial.params), trial.error or "(no traceback stored)")
         for trial in sorted(trials, key=lambda t: t.trial_id)
-        if trial.state == "FAILED"
+        if trial.state == TrialState.FAILED
     ]
 
 

@@ -17,6 +17,7 @@ from hpnb.jupyter.dashboard.data import CURVE_GROUPS, CurveGroup
 from hpnb.jupyter.dashboard.insight_figures import integer_axis, title
 from hpnb.jupyter.dashboard.pareto import ParetoGroup, ParetoPlot
 from hpnb.jupyter.dashboard.plot import Plot
+from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
 
 #: line style of each curve group: (colour, width, opacity).
 CURVE_STYLES: dict[str, tuple[str, float, float]] = {
@@ -50,8 +51,12 @@ def update_curves(fig: Plot, groups: Mapping[str, CurveGroup], metric: str, best
                        "hovertemplate": "%{text}<br>step %{x}<br>%{y:.4g}<extra></extra>",
                        "connectgaps": False})
     steps = [x for group in groups.values() for x in group.x if x is not None]
-    xaxis = integer_axis(min(steps), max(steps)) if steps else {}  # steps are integers: no tick at 2.5
-    fig.show(traces, {"yaxis": {"title": title(metric)}, "xaxis": xaxis})
+    if not steps:
+        fig.show([], waiting_layout("waiting for the first reported value"))
+        return
+    xaxis = integer_axis(min(steps), max(steps))  # steps are integers: no tick at 2.5
+    values = [y for group in groups.values() for y in group.y]
+    fig.show(traces, {"yaxis": {"title": title(metric), "range": value_range(values)}, "xaxis": xaxis})
 
 
 #: Viridis, dark to bright; the best scores are drawn brightest whatever the mode.
@@ -124,11 +129,12 @@ def update_lineage(fig: Plot, points: Sequence[tuple[float, float, float]],
                           "size": 7}}
     lines = {"type": "scatter", "mode": "lines", "name": "exploit", "x": xs, "y": ys,
              "line": {"color": "#d62728", "width": 1}}
-    layout: dict[str, Any] = {}
-    if points:  # members are trial numbers and steps integers: integer ticks on both
-        layout = {"xaxis": integer_axis(min(steps), max(steps)),
-                  "yaxis": integer_axis(min(members), max(members))}
-    fig.show([markers, lines], layout)
+    if not points:
+        fig.show([], waiting_layout("waiting for the members' first reported values"))
+        return
+    # members are trial numbers and steps integers: integer ticks on both
+    fig.show([markers, lines], {"xaxis": integer_axis(min(steps), max(steps)),
+                                "yaxis": integer_axis(min(members), max(members))})
 
 
 #: colours of the Pareto plot: the front, the other ranks (faded).

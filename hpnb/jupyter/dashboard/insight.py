@@ -21,6 +21,7 @@ from hpnb.core.analysis.history import HistoryPoint
 from hpnb.core.analysis.humane_time import clock_time
 from hpnb.core.analysis.slices import ParameterSlice
 from hpnb.core.store.records import TrialRecord
+from hpnb.core.trial import TrialState
 
 #: at most this many trial markers in the history and in a slice (as many as the Lab view's).
 MAX_MARKERS = 1000
@@ -112,5 +113,5 @@ def slice_plot(parameter_slice: ParameterSlice, max_markers: int = MAX_MARKERS) 
 def importance_trials(trials: Sequence[TrialRecord], limit: int = IMPORTANCE_TRIALS) -> list[TrialRecord]:
     """The trials an importance is computed from: every completed one, or an even sample of
     ``limit`` of them by trial id (the others are passed through: they are not rated)."""
-    completed = sorted((t for t in trials if t.state == "COMPLETED"), key=lambda t: t.trial_id)
+    completed = sorted((t for t in trials if t.state == TrialState.COMPLETED), key=lambda t: t.trial_id)
     return even_sample(completed, limit)

@@ -13,14 +13,18 @@ from datetime import datetime
 from typing import Any
 
 from hpnb.core.analysis.slices import Axis, ContourData
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.axes import integer_step
 from hpnb.jupyter.dashboard.insight import HistoryPlot, SlicePlot
 from hpnb.jupyter.dashboard.plot import Plot
+from hpnb.jupyter.dashboard.scales import value_range, waiting_layout
 
 _HEIGHT = 340
 _MARGIN = {"l": 60, "r": 20, "t": 40, "b": 50}
-STATE_COLORS = {"COMPLETED": "#4c78a8", "STOPPED": "#9e9e9e"}
+STATE_COLORS = {TrialState.COMPLETED.value: "#4c78a8", TrialState.STOPPED.value: "#9e9e9e"}
 SELECTED = "#d62728"
+#: tick labels of a log axis: one format for every tick (plotly mixes "100µ" and "0.001").
+LOG_TICKS = ".2~e"
 
 
 def title(text: str) -> dict[str, str]:
@@ -70,7 +74,11 @@ def update_history(fig: Plot, plot: HistoryPlot, metric: str, selected: int | No
     mark = {"type": "scatter", "mode": "markers", "name": "selected", "x": shown([c[0] for c in chosen]),
             "y": [c[1] for c in chosen],
             "marker": {"size": 12, "color": SELECTED, "symbol": "circle-open", "line": {"width": 3}}}
-    fig.show([markers, best, mark], {"yaxis": {"title": title(label)}, "xaxis": _history_x_axis(plot)})
+    if not plot.scores:
+        fig.show([], waiting_layout("waiting for the first trial to finish with a score"))
+        return
+    yaxis = {"title": title(label), "range": value_range([*plot.scores, *plot.best_y])}
+    fig.show([markers, best, mark], {"yaxis": yaxis, "xaxis": _history_x_axis(plot)})
 
 
 def make_importance_figure() -> Plot:
@@ -114,7 +122,7 @@ def _parameter_axis(kind: str, log: bool, values: Sequence[Any], categories: Seq
     if kind == "categorical":
         return {"type": "category", "categoryorder": "array", "categoryarray": list(categories)}
     if log:
-        return {"type": "log"}
+        return {"type": "log", "tickformat": LOG_TICKS}
     if kind == "int" and values:
         return {"type": "linear", **integer_axis(min(values), max(values))}
     return {"type": "linear"}
@@ -131,7 +139,11 @@ def update_slice(fig: Plot, plot: SlicePlot, metric: str, selected: int | None) 
             "marker": {"size": 13, "color": SELECTED, "symbol": "circle-open", "line": {"width": 3}}}
     xaxis = {**_parameter_axis(plot.kind, plot.log, plot.x, plot.categories),
              "title": title(plot.name + (" (log)" if plot.log else ""))}
-    fig.show([points, mark], {"xaxis": xaxis, "yaxis": {"title": title(metric)}})
+    if not plot.y:
+        fig.show([], waiting_layout(f"waiting for the first trial to finish with a score for {plot.name}"))
+        return
+    yaxis = {"title": title(metric), "range": value_range(plot.y)}
+    fig.show([points, mark], {"xaxis": xaxis, "yaxis": yaxis})
 
 
 def make_contour_figure() -> Plot:
@@ -145,16 +157,22 @@ def _contour_axis(axis: Axis, positions: Sequence[float]) -> dict[str, Any]:
         return {"type": "linear", "tickmode": "array", "tickvals": ticks,
                 "ticktext": [str(c) for c in axis.choices], "title": named}
     if axis.log:
-        return {"type": "log", "title": named}
+        return {"type": "log", "title": named, "tickformat": LOG_TICKS}
     if axis.kind == "int" and positions:
         return {"type": "linear", **integer_axis(min(positions), max(positions)), "title": named}
     return {"type": "linear", "title": named}
 
 
 def update_contour(fig: Plot, contour: ContourData, metric: str) -> None:
-    surface = {"type": "contour", "x": contour.x_grid, "y": contour.y_grid, "z": contour.z,
-               "colorscale": "Viridis", "contours": {"coloring": "heatmap"},
-               "colorbar": {"title": title(metric)}, "hovertemplate": "%{z:.4g}<extra></extra>"}
+    """The score over two parameters; with a categorical one, one band of cells per category (a
+    heat-map: no colour is interpolated between categories)."""
+    surface: dict[str, Any] = {
+        "type": "contour", "x": contour.x_grid, "y": contour.y_grid, "z": contour.z, "colorscale": "Viridis",
+        "contours": {"coloring": "heatmap"}, "colorbar": {"title": title(metric)},
+        "hovertemplate": "%{z:.4g}<extra></extra>"}
+    if "categorical" in (contour.x.kind, contour.y.kind):
+        del surface["contours"]
+        surface["type"] = "heatmap"
     trials = {"type": "scatter", "mode": "markers", "x": contour.x_values, "y": contour.y_values,
               "text": [str(t) for t in contour.trial_ids],
               "hovertemplate": "trial %{text}<br>%{x}, %{y}<extra></extra>",

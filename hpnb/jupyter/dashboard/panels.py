@@ -15,9 +15,16 @@ from hpnb.core.objectives import Objective
 DRAWING = "drawing the plot…"
 
 
+#: a note of work under way appears only once it lasts this long (most plots are drawn sooner).
+DRAWING_DELAY = "0.6s"
+_APPEAR = ("<style>@keyframes hpnb-appear{to{opacity:1}}</style>"
+           f"<div style='opacity:0;animation:hpnb-appear 0s linear {DRAWING_DELAY} forwards'>")
+
+
 def note_html(text: str) -> str:
-    """``text`` as the grey note above a plot."""
-    return f"<div class='hpnb-note' style='padding:6px 0;color:#555'>{html.escape(text)}</div>"
+    """``text`` as the grey note above a plot (:data:`DRAWING` only once drawing takes a while)."""
+    note = f"<div class='hpnb-note' style='padding:6px 0;color:#555'>{html.escape(text)}</div>"
+    return f"{_APPEAR}{note}</div>" if text == DRAWING else note
 
 
 class PairSelector:

@@ -2,7 +2,7 @@
 
 The front, the ranks and the order of the trials are the summary's
 (:mod:`hpnb.core.summary`); the points of the Pareto plot are
-:func:`hpnb.core.analysis.pareto.pareto_view`'s: this module only words them and splits
+:func:`hpnb.core.analysis.pareto_view.pareto_view`'s: this module only words them and splits
 them into what is drawn (the front's points, the others faded, the line through the front
 of the pair shown, the selected trial).
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hpnb.core.analysis.pareto import MAX_POINTS, ParetoView, pareto_view
+from hpnb.core.analysis.pareto_view import MAX_POINTS, ParetoView, pareto_view
 from hpnb.core.objectives import Objective
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import ranked, trial_scores
@@ -118,7 +118,7 @@ def pareto_plot(trials: Sequence[TrialRecord], objectives: Sequence[Objective], 
     """The Pareto plot of objective ``x`` against ``y`` (default: the first two).
 
     Raises:
-        HpnbError: as :func:`~hpnb.core.analysis.pareto.pareto_view` (an unknown or repeated objective).
+        HpnbError: as :func:`~hpnb.core.analysis.pareto_view.pareto_view` (an unknown or repeated objective).
     """
     view = pareto_view(trials, objectives, x, y, limit)
     groups: tuple[ParetoGroup, ParetoGroup] = (ParetoGroup(), ParetoGroup())

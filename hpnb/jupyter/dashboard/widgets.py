@@ -16,16 +16,19 @@ import ipywidgets as widgets
 
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.objectives import Objective
+from hpnb.core.trial import ExperimentState
 from hpnb.jupyter.dashboard import data, pareto, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
+from hpnb.jupyter.dashboard.event_words import event_text
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.table_widget import TrialTable
 from hpnb.jupyter.dashboard.tabs import InsightTabs
 
-_STATE_COLORS = {"RUNNING": "#f58518", "COMPLETED": "#2ca02c", "STOPPED": "#7f7f7f", "FAILED": "#d62728",
-                 "INTERRUPTED": "#9467bd", "CREATED": "#4c78a8"}
+_STATE_COLORS = {ExperimentState.RUNNING: "#f58518", ExperimentState.COMPLETED: "#2ca02c",
+                 ExperimentState.STOPPED: "#7f7f7f", ExperimentState.FAILED: "#d62728",
+                 ExperimentState.INTERRUPTED: "#9467bd", ExperimentState.CREATED: "#4c78a8"}
 EVENTS_SHOWN = 5
 
 
@@ -46,7 +49,7 @@ def _goal(header: data.Header) -> str:
 
 
 def title_html(header: data.Header) -> str:
-    color = _STATE_COLORS.get(header.state, "#333")
+    color = _STATE_COLORS[ExperimentState(header.state)]
     best = ("best: —" if header.best_value is None else
             f"best {html.escape(header.metric)} <b>{data.format_value(header.best_value)}</b> "
             f"(trial {header.best_trial}: {html.escape(data.format_params(header.best_params))})")
@@ -85,13 +88,11 @@ def failures_html(failed: Sequence[data.Failure]) -> str:
 
 
 def events_html(events: Sequence[dict[str, Any]]) -> str:
+    """The last few actions, newest last, in words (exploits have the lineage tab)."""
     shown = [e for e in events if e.get("kind") != "exploit"][-EVENTS_SHOWN:]
     if not shown:
         return ""
-    items = []
-    for event in shown:
-        details = ", ".join(f"{k}={v}" for k, v in (event.get("data") or {}).items())
-        items.append(html.escape(f"{event['kind']}" + (f" ({details})" if details else "")))
+    items = [html.escape(event_text(event)) for event in shown]
     return "<small>recent actions: " + " &middot; ".join(items) + "</small>"
 
 

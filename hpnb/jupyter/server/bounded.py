@@ -24,6 +24,7 @@ from hpnb.core.objectives import Objective
 from hpnb.core.spec import parse_spec
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import ExperimentState, Ranking, trial_state
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.data import Series, trial_duration
 from hpnb.jupyter.server.ranking import (
     PARETO_COLUMN,
@@ -151,11 +152,11 @@ def curve_trials(
     if selected is not None and selected in by_id:
         chosen[selected] = by_id[selected]
     # a search no driver works on has no running trial (they show as interrupted)
-    running = [t for t in trials if trial_state(t, search) == "RUNNING"] if search.is_active else []
+    running = [t for t in trials if trial_state(t, search) == TrialState.RUNNING] if search.is_active else []
     for trial in running[: limit // 2] + as_ranking(trials, mode).order:
         if len(chosen) >= limit:
             break
-        if trial.last_step is not None or trial.state == "RUNNING":
+        if trial.last_step is not None or trial.state == TrialState.RUNNING:
             chosen.setdefault(trial.trial_id, trial)
     return sorted(chosen.values(), key=lambda t: t.trial_id)
 
@@ -234,8 +235,9 @@ def contour_json(contour: ContourData, keep: set[int]) -> dict[str, Any]:
     """A contour as JSON: its grid, and the trials in ``keep`` on top."""
     rows = [row for row in zip(contour.trial_ids, contour.x_values, contour.y_values, contour.scores)
             if row[0] in keep]
+    z = [[v if math.isfinite(v) else None for v in row] for row in contour.z]  # no cell: null
     return {"x": _axis_json(contour.x), "y": _axis_json(contour.y), "x_grid": contour.x_grid,
-            "y_grid": contour.y_grid, "z": contour.z, "trial_ids": [r[0] for r in rows],
+            "y_grid": contour.y_grid, "z": z, "trial_ids": [r[0] for r in rows],
             "x_values": [r[1] for r in rows], "y_values": [r[2] for r in rows],
             "scores": [r[3] for r in rows]}
 

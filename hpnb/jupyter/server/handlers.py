@@ -36,6 +36,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from hpnb.core.store import InvalidName, Store, StoreError, UnknownExperiment, UnknownTrial, validate_name
+from hpnb.core.trial import ExperimentState
 from hpnb.core.trial_log import read_trial_log
 from hpnb.jupyter.server.ranking import search_ranking
 from hpnb.jupyter.server.trials_cache import trials_of
@@ -47,8 +48,6 @@ T = TypeVar("T")
 MAX_PAGE = 1000
 #: largest offset or cursor accepted (SQLite integers are 64-bit; this is far beyond any store).
 MAX_POSITION = 2**53
-#: experiment states in which a stop request makes sense.
-STOPPABLE = ("CREATED", "RUNNING")
 
 _NAME_SEGMENT = r"(?P<name>[^/]+)"
 _TRIAL_SEGMENT = r"(?P<trial>[^/]+)"
@@ -193,15 +192,16 @@ class StopHandler(HpnbHandler):
     async def post(self, name: str) -> None:
         name = self.checked_name(name)
 
-        def work(store: Store) -> str:
-            state = store.experiment(name).state
-            if state in STOPPABLE:
+        def work(store: Store) -> ExperimentState:
+            state = ExperimentState(store.experiment(name).state)  # as stored: a stop needs no heartbeat
+            if state.is_active:
                 store.request_stop(name)
             return state
 
         state = await self.in_store(work)
-        if state not in STOPPABLE:
-            raise web.HTTPError(409, f"experiment {name!r} is {state}; only a running search can be stopped")
+        if not state.is_active:
+            raise web.HTTPError(409, f"experiment {name!r} is {state.value}; "
+                                     "only a running search can be stopped")
         self.write_json({"name": name, "stop_requested": True}, status=202)
 
 

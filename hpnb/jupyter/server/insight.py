@@ -24,12 +24,13 @@ from typing import Any, cast
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from hpnb.core.analysis.errors import NotEnoughTrials
+from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import ORDERS, Order, optimization_history
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.summary import record_objectives, trial_score, trial_state
+from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.data import trial_duration
 from hpnb.jupyter.server import bounded
 from hpnb.jupyter.server.handlers import MAX_PAGE, MAX_POSITION, HpnbHandler
@@ -164,7 +165,7 @@ def importance_body(store: Store, record: ExperimentRecord, trials: list[TrialRe
     first), ``importance`` the first objective's; both null with a ``message`` when there is none."""
     from hpnb.core.analysis.importance import importance_per_objective
 
-    done = sum(1 for t in trials if t.state == "COMPLETED")
+    done = sum(1 for t in trials if t.state == TrialState.COMPLETED)
     key = (str(store.path), record.name, record.id, done, evaluator)
     if key in _IMPORTANCE_CACHE:
         return _IMPORTANCE_CACHE[key]

@@ -1,7 +1,7 @@
 """The Pareto route of the Lab experiment view: two objectives of a search against each other.
 
 ``GET /hpnb/api/experiments/NAME/pareto?x=&y=&trial=`` answers
-:func:`hpnb.core.analysis.pareto.pareto_view` as JSON: every scored trial a point with its
+:func:`hpnb.core.analysis.pareto_view.pareto_view` as JSON: every scored trial a point with its
 non-domination rank over all objectives (at most 2,000: the front, then an even sample of the
 others), the front of the two shown objectives as a line, and the selected ``trial`` among the
 points even when the sample left it out. ``x`` and ``y`` name objectives of the search (default:
@@ -21,7 +21,7 @@ from typing import Any
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from hpnb.core.analysis.pareto import ParetoPoint, ParetoView, pareto_view
+from hpnb.core.analysis.pareto_view import ParetoPoint, ParetoView, pareto_view
 from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import Objective
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord

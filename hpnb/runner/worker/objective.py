@@ -146,6 +146,8 @@ def run_trial(objective: Callable[..., Any], task: TrialTask, channel: TrialChan
                 context.flush()
             finally:
                 set_current(None)
+    if status == "ok" and context.stop_raised:  # the objective caught the stop and returned
+        status = "stopped"
     metrics = dict(context.last_metrics)
     if status == "ok":
         try:

@@ -43,7 +43,7 @@ class TrialStopped(Exception):
     """Raised by :func:`report` when the driver asked the trial to stop.
 
     The runner catches it; an objective may catch it too to clean up, and
-    then should return.
+    then should return: the attempt ends as stopped all the same.
     """
 
 
@@ -97,6 +97,9 @@ class TrialContext:
     pending_checkpoint: tuple[int | None, Any] | None = None
     #: the trial's own folder once asked for (``hpnb.current_trial().dir``).
     trial_dir: Path | None = None
+    #: whether :func:`report` raised :class:`TrialStopped` in this attempt (a framework callback
+    #: catches it to end its training loop: the attempt still ends as stopped).
+    stop_raised: bool = False
 
     def add(self, step: int | None, metrics: dict[str, Any], checkpoint: Any) -> None:
         self.seq += 1
@@ -183,6 +186,7 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
     context.add(step, clean, ref)
     if context.stop_requested:
         context.flush()
+        context.stop_raised = True
         raise TrialStopped(f"trial {context.trial_id} was asked to stop ({context.stop_reason})")
 
 

@@ -104,3 +104,14 @@ def test_many_integers_get_integer_grid_lines_only():
     grid = contour_data(trials, space, "units", "x", resolution=20).x_grid
     assert grid[0] == 1.0 and grid[-1] == 1000.0 and len(grid) <= 20
     assert all(value == int(value) for value in grid) and list(grid) == sorted(set(grid))
+
+
+def test_a_categorical_axis_is_not_interpolated_across_its_categories():
+    kernel = CategoricalParameter("kernel", choices=("rbf", "poly", "sigmoid"))
+    space = SearchSpace((kernel, FloatParameter("x", low=0.0, high=1.0)))
+    points = [("rbf", 0.0, 1.0), ("rbf", 1.0, 1.0), ("poly", 0.5, 9.0), ("poly", 0.0, 9.0), ("rbf", 0.5, 1.0)]
+    trials = [trial(i, score, {"kernel": k, "x": x}) for i, (k, x, score) in enumerate(points)]
+    contour = contour_data(trials, space, "x", "kernel", resolution=5)
+    z = np.array(contour.z)
+    assert np.all(z[0] == 1.0) and np.all(z[1] == 9.0)  # each category's row weighs its own trials only
+    assert np.all(np.isnan(z[2]))  # no trial with sigmoid: no cell, rather than a blend of the others

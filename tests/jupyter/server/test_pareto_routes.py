@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hpnb.core.pareto import dominates
+from hpnb.core.non_domination import dominates
 from hpnb.core.summary import ranked, record_objectives
 from tests.jupyter.server.pareto_store import ParetoSearches, write_pareto_searches
 from tests.jupyter.server.test_insight_routes import stored_trials

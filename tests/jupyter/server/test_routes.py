@@ -49,11 +49,14 @@ async def test_list_shows_every_experiment_newest_first_with_progress_and_best(j
     assert finished["budget"] == 7
     assert finished["failed"] == sample_store.failed_trials
     assert finished["running"] == 0
+    # what the summary decided, so the Lab does not decide it again: a finished search can be resumed
+    assert (finished["active"], finished["resumable"]) == (False, True)
 
     running = by_name[sample_store.running]
     assert running["state"] == "RUNNING"
     assert running["running"] == sample_store.running_trials
     assert running["stop_requested"] is False
+    assert (running["active"], running["resumable"]) == (True, False)
 
     with read_store(sample_store) as store:
         record = store.experiment(sample_store.finished)

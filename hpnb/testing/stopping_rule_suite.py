@@ -1,14 +1,14 @@
 """The shared suite every early-stopping rule runs.
 
-Subclass :class:`SchedulerSuite` in a test module, name the class ``Test...`` and
-implement :meth:`SchedulerSuite.make`; pytest then runs every ``test_`` method on
+Subclass :class:`StoppingRuleSuite` in a test module, name the class ``Test...`` and
+implement :meth:`StoppingRuleSuite.make`; pytest then runs every ``test_`` method on
 the rule. The workload is a seeded, interleaved stream of results from a dozen
 trials with noisy learning curves (one of them diverging to NaN), fed the way the
 runner feeds it: in arrival order, and a stopped trial reports nothing more.
 
 Example:
     >>> from hpnb.core.early_stopping.asha import ASHA
-    >>> class TestAsha(SchedulerSuite):
+    >>> class TestAsha(StoppingRuleSuite):
     ...     def make(self, mode, **options):
     ...         return ASHA(mode=mode, grace=self.grace, reduction=2, **options)
     >>> TestAsha().test_min_max_symmetry()
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hpnb.core.early_stopping.base import Decision, Mode, Scheduler
+from hpnb.core.early_stopping.base import Decision, Mode, StoppingRule
 from hpnb.core.trial import TrialState
 
 Result = tuple[int, int, float]
@@ -49,7 +49,7 @@ def make_workload(seed: int = 0, trials: int = 12, steps: int = 30) -> list[Resu
     return stream
 
 
-def drive(scheduler: Scheduler, stream: Sequence[Result], negate: bool = False,
+def drive(stopping_rule: StoppingRule, stream: Sequence[Result], negate: bool = False,
           stopped: set[int] | None = None) -> list[tuple[int, int, Decision]]:
     """Feed ``stream`` as the runner would; the decisions taken, as ``(trial, step, decision)``."""
     stopped = set() if stopped is None else stopped
@@ -57,15 +57,15 @@ def drive(scheduler: Scheduler, stream: Sequence[Result], negate: bool = False,
     for tid, step, value in stream:
         if tid in stopped:
             continue
-        decision = scheduler.on_result(tid, step, -value if negate else value)
+        decision = stopping_rule.on_result(tid, step, -value if negate else value)
         decisions.append((tid, step, decision))
         if decision is Decision.STOP:
             stopped.add(tid)
-            scheduler.on_trial_end(tid, TrialState.STOPPED)
+            stopping_rule.on_trial_end(tid, TrialState.STOPPED)
     return decisions
 
 
-class SchedulerSuite:
+class StoppingRuleSuite:
     """Properties every early-stopping rule must have."""
 
     #: the ``grace`` option passed by :meth:`make` (the suite checks nothing stops before it).
@@ -73,7 +73,7 @@ class SchedulerSuite:
     #: whether the rule is expected to stop some trial of the workload on its own.
     stops_trials: bool = True
 
-    def make(self, mode: Mode, **options: Any) -> Scheduler:
+    def make(self, mode: Mode, **options: Any) -> StoppingRule:
         """A fresh rule with ``mode`` and ``grace`` (and ``options``, e.g. ``max_t``)."""
         raise NotImplementedError
 

@@ -23,7 +23,7 @@ class ClusterError(HpnbError):
         >>> raise ClusterError("no scheduler at tcp://10.0.0.5:8786")
         Traceback (most recent call last):
         ...
-        hpnb.cluster.errors.ClusterError: no scheduler at tcp://10.0.0.5:8786
+        hpnb.cluster.cluster_errors.ClusterError: no scheduler at tcp://10.0.0.5:8786
     """
 
 

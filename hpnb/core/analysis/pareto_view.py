@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.non_domination import non_domination_ranks
 from hpnb.core.objectives import Objective, losses
-from hpnb.core.pareto import non_domination_ranks
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import trial_scores
 

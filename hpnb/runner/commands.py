@@ -62,30 +62,30 @@ class DriverCommands:
         d = self.driver
         d.stopping = final
         d.public.message = reason
-        for runtime in list(d.running.values()):
-            if runtime.attempt_started:
-                d.request_stop(runtime, reason)
+        for trial in list(d.running.values()):
+            if trial.attempt_started:
+                d.request_stop(trial, reason)
             else:
-                self.withdraw(runtime)
+                self.withdraw(trial)
 
-    def withdraw(self, runtime: DrivenTrial, requeue: bool = False) -> None:
+    def withdraw(self, trial: DrivenTrial, requeue: bool = False) -> None:
         """Take back a queued attempt that never started: it stays PENDING, to run later
         (or on resume). Its next attempt gets a new number, so a late start is ignored."""
         d = self.driver
-        d.executor.cancel(runtime.trial_id, runtime.attempt)
-        del d.running[runtime.trial_id]
-        runtime.new_attempt(skip_through_step=runtime.last_stored_step)
+        d.executor.cancel(trial.trial_id, trial.attempt)
+        del d.running[trial.trial_id]
+        trial.new_attempt(skip_through_step=trial.last_stored_step)
         if requeue:
-            d.requeue.insert(0, runtime)
+            d.requeue.insert(0, trial)
 
     def withdraw_extra(self) -> None:
         """After ``parallel`` went down: take back queued attempts beyond the new limit."""
         d = self.driver
         queued = [r for r in d.running.values() if not r.attempt_started]
-        for runtime in sorted(queued, key=lambda r: -r.trial_id):
+        for trial in sorted(queued, key=lambda r: -r.trial_id):
             if len(d.running) <= d.in_flight_limit():
                 return
-            self.withdraw(runtime, requeue=True)
+            self.withdraw(trial, requeue=True)
 
     def scale_cluster(self, parallel: int) -> None:
         """Grow or shrink a cluster hpnb started for this search to ``parallel`` slots."""

@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hpnb.core.pareto import crowding_distances, dominates, non_domination_ranks, pareto_order
+from hpnb.core.non_domination import crowding_distances, dominates, non_domination_ranks, pareto_order
 
 POINTS = st.integers(1, 4).flatmap(
     lambda width: st.lists(st.tuples(*[st.integers(0, 4).map(float)] * width), max_size=40))

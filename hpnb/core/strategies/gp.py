@@ -1,0 +1,184 @@
+"""Gaussian-process Bayesian optimisation over mixed spaces (numpy and scipy only).
+
+- The first ``n_startup_trials`` suggestions (default 10, at most a quarter of the budget, at
+  least 3) are a scrambled Latin hypercube of the space.
+- Then each suggestion fits the process of :mod:`.gp_model` (Matern 5/2 on the numeric axes,
+  a Hamming kernel on the categorical ones, a fitted noise variance) to the results so far and
+  proposes the point of highest log expected improvement (:mod:`.gp_acquisition`) over the
+  best posterior mean of a point already run, so one lucky noisy result does not set the bar.
+- Failed trials count as the worst result so far (the model learns to avoid them);
+  early-stopped ones with their last value.
+- Running trials (``parallel`` > 1) are added with the value the model predicts for them
+  (kriging believer), which lowers the improvement expected near them, and no point running or
+  already run is proposed again while another is left.
+- Hyperparameters are refitted at every suggestion for the first 40 results, then when the
+  results have grown by a tenth since the last fit; beyond ``max_points`` results (default
+  300) the model keeps the best quarter and the most recent others, so a suggestion stays under
+  a second.
+
+The saved state is the seed and the count; a resumed search relearns the store's trials
+(``rebuild``). Every suggestion draws from a generator seeded by the seed and the trial id, so
+a search is reproducible for a seed. Conditional spaces are modelled with an inactive
+parameter as a value of its own; TPE models them better (``auto`` chooses it for them).
+
+Example:
+    >>> from hpnb.core.space import FloatParameter, SearchSpace
+    >>> space = SearchSpace((FloatParameter("x", low=-2.0, high=2.0),))
+    >>> gp = GPStrategy(space, seed=0, budget=20)
+    >>> for i in range(20):
+    ...     x = gp.suggest(i).params["x"]
+    ...     gp.observe(i, (x - 0.5) ** 2)
+    >>> abs(gp.best()["x"] - 0.5) < 0.05
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from hpnb.core.space import SearchSpace
+from hpnb.core.strategies._options import check_int
+from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
+from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise
+from hpnb.core.strategies.gp_encoding import Encoding
+from hpnb.core.strategies.gp_model import GaussianProcess, Hyper, fit
+from hpnb.core.strategies.sobol import draw, scrambled_engine
+from hpnb.core.trial import Suggestion, TrialState
+
+DEFAULT_STARTUP, MIN_STARTUP = 10, 3
+#: results up to which the hyperparameters are refitted at every suggestion.
+ALWAYS_REFIT = 40
+
+
+class GPStrategy(Strategy):
+    """Bayesian optimisation with a Gaussian process and log expected improvement."""
+
+    name = "gp"
+    rebuilds_from_history = True
+    options = ("n_startup_trials", "max_points")
+
+    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
+                 budget: int | None = None, **options: Any) -> None:
+        super().__init__(space, mode, seed, budget, **options)
+        default = DEFAULT_STARTUP if budget is None else min(DEFAULT_STARTUP, max(MIN_STARTUP, budget // 4))
+        self.n_startup = check_int("n_startup_trials", options.get("n_startup_trials", default), 1)
+        self.max_points = check_int("max_points", options.get("max_points", 300), 20)
+        self.encoding = Encoding(space)
+        self._design = draw(scrambled_engine("lhs", max(space.dimension, 1), self.resolved_seed),
+                            self.n_startup)[:, : space.dimension]
+        self._suggested = 0
+        self._pending: dict[int, dict[str, Any]] = {}
+        #: finished trials: configuration and loss (None: failed).
+        self._results: dict[int, tuple[dict[str, Any], float | None]] = {}
+        self._hyper: Hyper | None = None
+        self._fitted_at = 0
+
+    # -- suggestions -------------------------------------------------------------------------
+    def suggest(self, trial_id: int) -> Suggestion | None:
+        limit = self.max_trials()
+        if limit is not None and self._suggested >= limit:
+            return None
+        if self._suggested < self.n_startup or not self._losses():
+            params = self.space.from_unit(self._startup_point(trial_id))
+            info: dict[str, Any] = {"gp": "startup"}
+        else:
+            with threadpool_limits(1):  # small matrices: threads only contend on a busy machine
+                params = self._model_point(np.random.default_rng([self.resolved_seed, int(trial_id)]))
+            info = {"gp": "model"}
+        self._suggested += 1
+        self._pending[trial_id] = params
+        return Suggestion(params, info=info)
+
+    def _startup_point(self, trial_id: int) -> np.ndarray:
+        if self._suggested < self.n_startup:
+            return self._design[self._suggested]
+        return np.random.default_rng([self.resolved_seed, int(trial_id)]).random(self.space.dimension)
+
+    def _losses(self) -> list[tuple[dict[str, Any], float]]:
+        """Every finished trial with a loss, a failed one at the worst loss so far."""
+        known = [loss for _, loss in self._results.values() if loss is not None]
+        if not known:
+            return []
+        worst = max(known)
+        return [(params, worst if loss is None else loss) for params, loss in self._results.values()]
+
+    def _model_point(self, rng: np.random.Generator) -> dict[str, Any]:
+        configs, losses = self._training_set()
+        x, c = self.encoding.encode(configs)
+        y = np.asarray(losses, dtype=float)
+        gp = self._fitted(x, c, y)
+        incumbent = float(np.min(gp.predict(x, c)[0]))
+        running = list(self._pending.values())
+        if running:
+            px, pc = self.encoding.encode(running)
+            believed = gp.predict(px, pc)[0]
+            gp = gp.condition(np.vstack([x, px]), np.vstack([c, pc]), np.concatenate([y, believed]))
+        order = np.argsort(y)[:5]
+        excluded = {key(xi, ci) for xi, ci in zip(*self.encoding.encode(running + configs), strict=True)}
+        bx, bc = maximise(lambda cx, cc: log_ei(*gp.predict(cx, cc), best=incumbent), self.encoding, rng,
+                          (x[order], c[order]), excluded)
+        return self.encoding.decode(bx, bc)
+
+    def _training_set(self) -> tuple[list[dict[str, Any]], list[float]]:
+        """The results the model learns: all of them, or the best quarter and the latest others
+        beyond ``max_points``."""
+        pairs = self._losses()
+        if len(pairs) > self.max_points:
+            ranked = sorted(range(len(pairs)), key=lambda i: pairs[i][1])
+            best = set(ranked[: self.max_points // 4])
+            recent = [i for i in reversed(range(len(pairs))) if i not in best][: self.max_points - len(best)]
+            pairs = [pairs[i] for i in sorted(best | set(recent))]
+        return [p for p, _ in pairs], [loss for _, loss in pairs]
+
+    def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray) -> GaussianProcess:
+        n = len(y)
+        if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at:
+            gp = fit(x, c, y, start=self._hyper)
+            self._hyper, self._fitted_at = gp.hyper, n
+            return gp
+        return GaussianProcess.conditioned(x, c, y, self._hyper)
+
+    def best(self) -> dict[str, Any] | None:
+        """The configuration whose result is the best so far (None before any)."""
+        known = [(loss, tid) for tid, (_, loss) in self._results.items() if loss is not None]
+        return dict(self._results[min(known)[1]][0]) if known else None
+
+    # -- results -------------------------------------------------------------------------------
+    def observe(self, trial_id: int, value: Observed, state: TrialState = TrialState.COMPLETED) -> None:
+        params = self._pending.pop(trial_id, None)
+        if params is None:
+            return
+        self._results[trial_id] = (params, None if state == TrialState.FAILED else self.loss(value))
+
+    def adopt(self, trial_id: int, given: Mapping[str, Any]) -> Suggestion:
+        suggestion = super().adopt(trial_id, given)
+        self._suggested += 1
+        self._pending[trial_id] = suggestion.params
+        return suggestion
+
+    # -- state ---------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"strategy": self.name, "seed": self.resolved_seed, "suggested": self._suggested}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if int(state.get("seed", self.resolved_seed)) != self.resolved_seed:
+            self.resolved_seed = int(state["seed"])
+            self._design = draw(scrambled_engine("lhs", max(self.space.dimension, 1), self.resolved_seed),
+                                self.n_startup)[:, : self.space.dimension]
+        self._suggested = int(state["suggested"])
+
+    def rebuild(self, history: Sequence[TrialHistory]) -> None:
+        """Learn the store's trials: finished ones as results, the others as running."""
+        self._suggested = max(self._suggested, len(history))
+        self._pending, self._results = {}, {}
+        for trial in history:
+            params = dict(trial.params)
+            if not trial.state.is_finished:
+                self._pending[trial.trial_id] = params
+            else:
+                failed = trial.state == TrialState.FAILED
+                self._results[trial.trial_id] = (params, None if failed else self.loss(trial.value))

@@ -1,0 +1,30 @@
+"""The dashboard's "recent actions" line says what happened in words, not as a field dump."""
+
+from __future__ import annotations
+
+from hpnb.jupyter.dashboard.event_words import event_text
+from hpnb.jupyter.dashboard.widgets import events_html
+
+
+def test_the_users_actions_and_the_runners_answers_read_as_sentences():
+    events = [
+        {"kind": "pause_trial", "data": {"value": 9}},
+        {"kind": "pause", "data": {"trial": 9, "step": 6, "checkpoint_step": 6, "reason": "by the user"}},
+        {"kind": "resume", "data": {"trial": 9, "from_step": 6, "by": "user"}},
+        {"kind": "extend", "data": {"value": 5}},
+        {"kind": "parallel", "data": {"value": 2}},
+    ]
+    assert [event_text(e) for e in events] == [
+        "you asked trial 9 to pause",
+        "you paused trial 9 at step 6 (checkpoint kept)",
+        "you resumed trial 9 from step 6",
+        "you added 5 trials to the budget",
+        "you set parallel to 2",
+    ]
+    assert "=" not in events_html(events)
+
+
+def test_a_pause_by_the_rule_says_why_and_an_unknown_event_still_reads():
+    rule = {"kind": "pause", "data": {"trial": 3, "step": 8, "checkpoint_step": 5, "reason": "rung 1 full"}}
+    assert event_text(rule) == "trial 3 paused at step 8 (checkpoint of step 5 kept): rung 1 full"
+    assert event_text({"kind": "worker_lost", "data": {"worker": "w1"}}) == "worker lost (worker w1)"

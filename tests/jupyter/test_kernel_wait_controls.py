@@ -1,0 +1,99 @@
+"""The dashboard's controls in a real kernel while a ``--wait`` cell blocks and after it ended, as the
+demo notebooks run them: a row click shows the trial's log and Stop trial stops it during the wait;
+Set parallel shows the parallelism in force; Extend by continues the finished search in this kernel.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import hpnb
+from tests.jupyter.kernel_session import KernelSession
+
+pytestmark = pytest.mark.slow
+
+OBJECTIVE = """
+import time
+import hpnb
+
+def slow(x, steps=400):
+    print(f"training x={x:.3f}")
+    for step in range(steps):
+        hpnb.report(step=step, loss=x + 1.0 / (step + 1))
+        time.sleep(0.01)
+    return {"loss": x}
+"""
+
+CELL = """%%hpsearch slow --name waited --trials 2 --wait
+metric: loss
+parameters:
+  x: {min: 0.0, max: 1.0}
+resources: {workers: 2}
+"""
+
+
+def until(check: Callable[[], object], timeout: float = 60.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory: pytest.TempPathFactory):
+    home = tmp_path_factory.mktemp("hpnb_home")
+    session = KernelSession(home)
+    session.home = home  # type: ignore[attr-defined]
+    session.run("%load_ext hpnb.jupyter")
+    session.run(OBJECTIVE)
+    yield session
+    session.run("import hpnb.cluster.connect as c; c.shutdown_local()")
+    session.close()
+
+
+def _trials(home: Path) -> dict[int, str]:
+    try:
+        search = hpnb.load("waited", store=home / "hpnb.sqlite")
+    except Exception:
+        return {}
+    return {t.trial_id: t.state for t in search.store.trials(search.experiment_id)}
+
+
+def test_controls_act_while_the_cell_waits_and_extend_continues_it_after(kernel: KernelSession):
+    home = kernel.home  # type: ignore[attr-defined]
+    msg_id = kernel.client.execute(CELL)
+    until(lambda: "RUNNING" in _trials(home).values(), what="a running trial")
+    running = next(t for t, state in _trials(home).items() if state == "RUNNING")
+    tables = [comm for comm, state in kernel.widget_comms("AnyModel") if "selected" in state]
+    table = tables[0] if tables else None
+    logs = [comm for comm, state in kernel.widget_comms("HTMLModel") if "select a trial" in state["value"]]
+    assert table and logs
+
+    kernel.set_state(table, {"selected": running})  # the user clicks the running trial's row
+    until(lambda: any(f"trial {running}" in v for v in kernel.updates(logs[0], "value")), 10, "the log")
+    assert _trials(home)[running] == "RUNNING"  # shown while the cell still waits
+    stop = kernel.button("Stop")
+    until(lambda: False in kernel.updates(stop, "disabled"), 10, "Stop trial enabled")
+    kernel.click(stop)
+    until(lambda: _trials(home).get(running) == "STOPPED", 30, "the trial stopped")
+    parallel = [comm for comm, state in kernel.widget_comms("BoundedIntTextModel") if state["max"] == 10_000]
+    assert 2 in [dict(kernel.widget_comms("BoundedIntTextModel"))[parallel[0]]["value"],
+                 *kernel.updates(parallel[0], "value")]  # workers: 2, parallel not set
+    reply = kernel.client.get_shell_msg(timeout=120)
+    while reply["parent_header"].get("msg_id") != msg_id:  # the comm messages' replies come first
+        reply = kernel.client.get_shell_msg(timeout=120)
+    assert reply["content"]["status"] == "ok"
+    assert kernel.run("print(waited.state)").strip() == "COMPLETED"
+
+    extend = kernel.button("Extend by")
+    assert False in [dict(kernel.widget_comms("ButtonModel"))[extend]["disabled"],
+                     *kernel.updates(extend, "disabled")]
+    numbers = [comm for comm, state in kernel.widget_comms("BoundedIntTextModel") if state["max"] == 100_000]
+    kernel.set_state(numbers[0], {"value": 1})
+    kernel.click(extend)  # after the cell ended: the same kernel runs one more trial
+    until(lambda: len(_trials(home)) == 3 and _trials(home)[2] == "COMPLETED", 60, "the extended trial")
+    assert kernel.run("print(waited.record.budget)").strip() == "3"
