@@ -65,6 +65,16 @@ class CheckpointRefs:
         """``ref`` was found missing: it is no longer offered."""
         self.refs[trial_id] = [(r, s) for r, s in self.refs.get(trial_id, []) if r != ref]
 
+    def sweep(self) -> None:
+        """At the end of a run: delete what attempts the driver no longer followed left in its
+        trials' folders (a checkpoint written after an exploit restarted its member, one half
+        written by a worker that died); only this search's folders are looked at."""
+        for trial_id, held in self.refs.items():
+            known = {ref for ref, _ in held}
+            for ref in self.store.refs(trial_id):
+                if ref not in known:
+                    self.store.delete(ref)
+
     def copy_for(self, member: int, donor: int) -> tuple[str, int | None] | None:
         """A copy of ``donor``'s latest checkpoint as ``member``'s newest (made in the store,
         never through this process); None when the donor has none that can be copied."""

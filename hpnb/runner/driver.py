@@ -440,6 +440,7 @@ class Driver(threading.Thread):
             self._release_unfinished()
             self.writer.experiment(state=state, message=message)
             self.writer.flush()
+            self.checkpoints.sweep()
         except Exception:
             log.exception("hpnb could not record the end of search %s", self.name)
         finally:

@@ -140,3 +140,16 @@ def test_artifact_names_stay_inside_the_trials_artifacts(url, tmp_path):
     store.put_artifact(3, "plots/loss.png", plot)
     assert [(a["name"], a["size"]) for a in store.artifacts(3)] == [("plots/loss.png", 4)]
     assert pickle.loads(pickle.dumps(store.location)) == store.location
+
+
+def test_the_end_of_a_run_sweeps_what_followed_attempts_did_not_send(url):
+    store = open_store(url)
+    refs = CheckpointRefs(store)
+    kept = store.write_object(0, step=2, obj="kept")
+    refs.add(0, kept, 2)
+    stray = store.write_object(0, step=3, obj="from an attempt an exploit replaced")
+    half = store.new_ref(0)
+    store.put_probe(f"{half}/state.pkl")  # a worker died before the manifest
+    refs.sweep()
+    assert store.refs(0) == [kept]
+    assert stray != kept
