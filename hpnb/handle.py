@@ -176,9 +176,13 @@ class Search(SearchInsight):
             ['loss.png', 'predictions.csv']
         """
         self._check_trial(trial_id, lambda trial: None)
+        return self.checkpoint_store().artifacts(int(trial_id))
+
+    def checkpoint_store(self) -> CheckpointStore:
+        """Where this search's trials keep their checkpoints and artifacts (``checkpoints.store``)."""
         record = self.record
-        location = search_location(self.store.path, record.name, record.id, record.created, record.spec)
-        return CheckpointStore(location).artifacts(int(trial_id))
+        return CheckpointStore(search_location(self.store.path, record.name, record.id, record.created,
+                                               record.spec))
 
     def extend(self, n: int) -> None:
         """Raise the budget by ``n`` trials; a finished search starts running again."""

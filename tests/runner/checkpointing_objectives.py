@@ -11,6 +11,10 @@ from pathlib import Path
 
 import hpnb
 
+#: a 1x1 PNG.
+TINY_PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+                         "0000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
 
 def saves_folders(x: float, steps: int = 4, kill_at: int | None = None) -> dict[str, float]:
     """A training loop that saves a folder checkpoint (two files) each step, writes a log in its own
@@ -37,6 +41,11 @@ def saves_folders(x: float, steps: int = 4, kill_at: int | None = None) -> dict[
     (trial.dir / "predictions.csv").write_text("x,y\n1,2\n")
     hpnb.artifact(trial.dir / "predictions.csv", name="out/predictions.csv")
     hpnb.artifact(trial.dir / "train.log")
+    (trial.dir / "tiny.png").write_bytes(TINY_PNG)
+    hpnb.artifact(trial.dir / "tiny.png")
+    import plotly.graph_objects as go
+
+    hpnb.artifact(go.Figure(go.Scatter(y=[3, 2, 1])), name="plots/curve.png")
     return {"loss": weights}
 
 

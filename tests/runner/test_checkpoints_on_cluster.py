@@ -16,6 +16,7 @@ import pytest
 
 import hpnb
 from hpnb.cli import main as cli_main
+from hpnb.jupyter.dashboard import trial_artifacts
 from hpnb.runner.checkpoint_store import CheckpointStoreError
 from tests.runner import checkpointing_objectives, objectives
 
@@ -44,7 +45,13 @@ def test_folder_checkpoints_resume_after_a_killed_worker_with_the_trials_dir_and
         assert [r.step for r in rows] == [0, 1, 2, 3]
         assert rows[-1].metrics["started_at"] == 2  # the retry loaded the folder of step 1
         assert rows[-1].value == pytest.approx(4 * (trial.trial_id + 1.0))  # its weights carried on
-        assert [a["name"] for a in search.artifacts(trial.trial_id)] == ["out/predictions.csv", "train.log"]
+        names = [a["name"] for a in search.artifacts(trial.trial_id)]
+        assert names[:2] == ["out/predictions.csv", "plots/curve.html"] or names[1] == "plots/curve.png"
+        assert names[2:] == ["tiny.png", "train.log"]
+        # the dashboard's panel under the trial's log: the image inline
+        panel = trial_artifacts.artifacts_html(search.artifacts(trial.trial_id),
+                                               search.checkpoint_store().fs.cat_file)
+        assert "<code>tiny.png</code>" in panel and "src='data:image/png;base64," in panel
         log = Path(next(a["path"] for a in search.artifacts(trial.trial_id) if a["name"] == "train.log"))
         assert log.read_text() == "attempt 0 from 0\nattempt 1 from 2\n"  # its dir survived the retry
     folders = list((store.path.parent / "checkpoints").glob("folders-*/trial-*/ckpt-*"))
@@ -109,7 +116,8 @@ def test_on_s3_a_killed_worker_resumes_from_its_folder_checkpoint(store, remote_
         assert [r.step for r in rows] == [0, 1, 2, 3] and rows[-1].metrics["started_at"] == 2
         assert trial.checkpoint is not None and trial.retries == 1
         artifacts = search.artifacts(trial.trial_id)
-        assert [a["name"] for a in artifacts] == ["out/predictions.csv", "train.log"]
+        assert [a["name"] for a in artifacts if a["name"].endswith((".csv", ".log"))] == [
+            "out/predictions.csv", "train.log"]
         assert all(a["path"].startswith("hpnb-tests/folders/") for a in artifacts)
     assert "checkpoint_failed" not in kinds(store, search)
 

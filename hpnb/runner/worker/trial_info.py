@@ -18,7 +18,7 @@ import contextlib
 import os
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from hpnb.runner.checkpoint_store import check_artifact_name
@@ -128,7 +128,7 @@ def artifact(path_or_figure: Any, name: str | None = None) -> str | None:
     if hasattr(path_or_figure, "savefig") or hasattr(path_or_figure, "write_image"):
         with tempfile.TemporaryDirectory(prefix="hpnb-figure-") as scratch:
             saved = _save_figure(path_or_figure, Path(scratch), name)
-            chosen = name or saved.name
+            chosen = saved.name if name is None else str(PurePosixPath(name).with_suffix(saved.suffix))
             store.put_artifact(context.trial_id, chosen, saved)
             return chosen
     local = _reachable_file(path_or_figure, trial_dir(context))
