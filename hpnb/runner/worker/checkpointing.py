@@ -46,14 +46,21 @@ def save(context: TrialContext, step: int | None, checkpoint: Any) -> str | dict
     checkpoint; its reference, or ``{"error": why}`` when it could not be written."""
     store = store_of(context)
     try:
-        if isinstance(checkpoint, os.PathLike) and Path(checkpoint).is_dir():
-            staging = store.staging_folder(context.trial_id)
-            shutil.rmtree(staging)
-            shutil.copytree(checkpoint, staging)
-            return store.write_folder(context.trial_id, step, staging)
-        return store.write_object(context.trial_id, step, checkpoint)
+        try:
+            return _write(store, context.trial_id, step, checkpoint)
+        except FileNotFoundError:  # its folder was removed meanwhile: made again, once
+            return _write(store, context.trial_id, step, checkpoint)
     except (OSError, ValueError) as err:  # a full disk, no permission, a store gone: the trial goes on
         return failure(context, store, step, err)
+
+
+def _write(store: CheckpointStore, trial_id: int, step: int | None, checkpoint: Any) -> str:
+    if isinstance(checkpoint, os.PathLike) and Path(checkpoint).is_dir():
+        staging = store.staging_folder(trial_id)
+        shutil.rmtree(staging)
+        shutil.copytree(checkpoint, staging)
+        return store.write_folder(trial_id, step, staging)
+    return store.write_object(trial_id, step, checkpoint)
 
 
 def resolve(context: TrialContext) -> tuple[str, dict[str, Any]] | None:
@@ -128,6 +135,8 @@ def checkpoint_dir(step: int | None = None) -> Iterator[Path]:
 
 def failure(context: TrialContext, store: CheckpointStore, step: int | None,
             err: Exception) -> dict[str, str]:
-    """What a row carries for a checkpoint that could not be written."""
-    return {"error": f"cannot keep the checkpoint of trial {context.trial_id} at step {step} in "
-                     f"{store.location.url}: {type(err).__name__}: {err}"}
+    """What a row carries for a checkpoint that could not be written: the same words for the same
+    cause (the driver records it again only when it changes), so no step or file name in it."""
+    reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+    return {"error": f"cannot keep the checkpoint of trial {context.trial_id} in {store.location.url}: "
+                     f"{type(err).__name__}: {reason}"}
