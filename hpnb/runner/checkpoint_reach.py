@@ -39,7 +39,7 @@ def workers_problem(client: Any, location: CheckpointLocation) -> str | None:
     if not client.ncores():  # asked of the scheduler (its cached info may predate the workers)
         return None
     store = CheckpointStore(location)
-    relative = f"{location.key}/.probe-{secrets.token_hex(4)}"
+    relative = f".hpnb-probe-{secrets.token_hex(8)}"
     store.put_probe(relative)
     try:
         future = client.submit(_reads_probe, location, relative, pure=False,

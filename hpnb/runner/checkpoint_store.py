@@ -152,7 +152,7 @@ class CheckpointStore:
     # -- writing ----------------------------------------------------------------------------
     def probe(self) -> None:
         """Write and delete a small file; CheckpointStoreError naming the URL when it fails."""
-        probe = f"{self.location.key}/.probe-{secrets.token_hex(4)}"
+        probe = f".hpnb-probe-{secrets.token_hex(8)}"  # beside the searches' folders: makes none
         try:
             self.put_probe(probe)
             self.fs.rm_file(self.path(probe))
