@@ -8,7 +8,7 @@ worker, nor reach an exploiting member there).
 
 Example:
     >>> problem = workers_problem(client, location)  # doctest: +SKIP
-    >>> problem is None  # every worker sees the store
+    >>> problem is None  # every worker sees the store  # doctest: +SKIP
     True
 """
 
