@@ -54,10 +54,10 @@ def stop_after_interrupt(search: Any, interrupt: KeyboardInterrupt) -> int:
     search stays resumable: its store rows are committed and its lock dies with us).
     """
     code = exit_code(interrupt)
-    print(f"\nstopping search {search.name!r}: running trials are asked to stop "
-          f"(interrupt again to exit at once; `hpnb resume {search.name}` continues it)",
-          file=sys.stderr, flush=True)
-    try:
+    try:  # from the first line on: a second interrupt right after it must find the handler below
+        print(f"\nstopping search {search.name!r}: running trials are asked to stop "
+              f"(interrupt again to exit at once; `hpnb resume {search.name}` continues it)",
+              file=sys.stderr, flush=True)
         search.stop()
         search.wait(STOP_WAIT)
     except KeyboardInterrupt:

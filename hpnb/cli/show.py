@@ -80,9 +80,10 @@ def summary_lines(experiment: ExperimentRecord, summary: SearchSummary) -> list[
     by_state = ", ".join(f"{state} {n}" for state, n in sorted(summary.counts.items()) if n)
     goal = (f"  metrics    {describe(summary.objectives)}" if summary.is_multi_objective
             else f"  metric     {experiment.metric} ({experiment.mode})")
+    chose = f" ({summary.strategy_choice})" if summary.strategy_choice else ""
     lines = [
         f"{experiment.name}  [{summary.state.value}]",
-        f"  strategy   {experiment.strategy}",
+        f"  strategy   {experiment.strategy}{chose}",
         goal,
         f"  progress   {summary.done}/{experiment.budget} finished" + (f" ({by_state})" if by_state else ""),
         f"  parallel   {experiment.parallel if experiment.parallel is not None else 'cluster slots'}",

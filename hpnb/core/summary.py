@@ -30,7 +30,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,6 +204,8 @@ class SearchSummary:
     front: tuple[dict[str, Any], ...] = ()
     #: how many trials the front has
     front_size: int = 0
+    #: what a strategy that chooses (``auto``) chose and why, e.g. ``gp: 40 trials, 6 continuous parameters``
+    strategy_choice: str | None = None
 
     @property
     def is_multi_objective(self) -> bool:
@@ -230,7 +232,7 @@ class SearchSummary:
             "best": best, "created": self.created, "updated": self.updated, "elapsed": self.elapsed,
             "message": self.message, "driver": self.driver,
             "objectives": [o.to_dict() for o in self.objectives], "front": list(self.front),
-            "front_size": self.front_size,
+            "front_size": self.front_size, "strategy_choice": self.strategy_choice,
         }
 
 
@@ -253,7 +255,23 @@ def summarize(record: ExperimentRecord, trials: Sequence[TrialRecord], now: floa
         best_value=None if best is None else trial_score(best),
         best_params={} if best is None else dict(best.params), objectives=objectives,
         front=tuple(front_entry(t, objectives) for t in front[:MAX_FRONT_SHOWN]), front_size=len(front),
+        strategy_choice=strategy_choice(record.strategy_state),
     )
+
+
+def strategy_choice(saved: Mapping[str, Any] | None) -> str | None:
+    """What ``auto`` chose and why, from a search's saved strategy state (None for other strategies).
+
+    Example:
+        >>> strategy_choice({"strategy": {"strategy": "auto", "choice": "tpe", "reason": "gp: 300 trials"}})
+        'gp: 300 trials; now tpe'
+    """
+    state = (saved or {}).get("strategy") or {}
+    reason = state.get("reason")
+    if not isinstance(reason, str):
+        return None
+    current = state.get("choice")
+    return reason if not current or reason.startswith(f"{current}:") else f"{reason}; now {current}"
 
 
 def front_entry(trial: TrialRecord, objectives: Sequence[Objective]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from hpnb.runner.checkpoint_store import CheckpointStore
 
@@ -31,10 +32,13 @@ log = logging.getLogger("hpnb")
 class CheckpointRefs:
     """Each trial's checkpoint references (oldest first, with their steps) for one search."""
 
-    def __init__(self, store: CheckpointStore) -> None:
+    def __init__(self, store: CheckpointStore,
+                 stored: Mapping[int, tuple[str, int | None]] | None = None) -> None:
+        """``stored``: each trial's checkpoint the experiment store names (reference, step)."""
         self.store = store
         self.keep = max(1, store.location.keep)
-        self.refs: dict[int, list[tuple[str, int | None]]] = {}
+        self.refs: dict[int, list[tuple[str, int | None]]] = {
+            trial_id: [(ref, step)] for trial_id, (ref, step) in (stored or {}).items()}
 
     def add(self, trial_id: int, ref: str, step: int | None) -> None:
         """A new checkpoint of ``trial_id`` (a worker wrote it, or recovery found it stored)."""

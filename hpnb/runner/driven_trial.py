@@ -3,11 +3,11 @@ how it turns reports into rows (the worker side is :mod:`hpnb.runner.worker`).""
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.objectives import Objective, finite_number
 from hpnb.core.store import ResultRow
 
 
@@ -72,22 +72,27 @@ class DrivenTrial:
         self.received_seq = 0
         self.skip_through_step = skip_through_step
 
-    def accept(self, raw: list[Any], metric: str, mode: str) -> ResultRow | None:
+    def accept(self, raw: list[Any], target: Objective) -> ResultRow | None:
         """The row to store for one report ``[seq, step, time, metrics, checkpoint(, waits)]``, or
-        None when an earlier attempt already stored its step."""
+        None when an earlier attempt already stored its step; ``target`` gives its value."""
         seq, step, at, metrics, _blob = raw[:5]  # a sixth item marks a row awaiting a verdict
         if int(seq) <= self.received_seq:
             return None  # Dask ran this attempt again (its worker left): these steps are stored
         self.received_seq = int(seq)
         if step is not None and self.skip_through_step is not None and step <= self.skip_through_step:
             return None
-        value = finite(metrics.get(metric))
+        value = finite_number(metrics.get(target.name))
         stored_seq = self.seq_base + int(seq)
-        self._note(stored_seq, step, value, metrics, mode)
+        self._note(stored_seq, step, value, metrics, target)
         return ResultRow(self.trial_id, stored_seq, step, float(at), value, metrics)
 
+    def note_best(self, value: float, target: Objective) -> None:
+        """Keep ``value`` as the trial's best when it beats the best so far (the one place it changes)."""
+        if self.best_value is None or target.is_better(value, self.best_value):
+            self.best_value = value
+
     def _note(self, seq: int, step: int | None, value: float | None, metrics: dict[str, Any],
-              mode: str) -> None:
+              target: Objective) -> None:
         self.last_stored_seq = max(self.last_stored_seq, seq)
         if step is not None:
             previous = self.last_stored_step
@@ -96,17 +101,4 @@ class DrivenTrial:
         self.metrics = {**self.metrics, **metrics}
         if value is not None:
             self.last_value = value
-            if self.best_value is None or better(value, self.best_value, mode):
-                self.best_value = value
-
-
-def better(value: float, than: float, mode: str) -> bool:
-    """Whether ``value`` beats ``than`` in ``mode`` (min or max)."""
-    return value < than if mode == "min" else value > than
-
-
-def finite(value: Any) -> float | None:
-    """``value`` as a float when it is a finite number, else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
+            self.note_best(value, target)

@@ -1,63 +1,56 @@
 """What the driver answers a trial at one of its reports: continue, stop, pause or exploit.
 
-A part of :class:`hpnb.runner.driver.Driver` (it holds one), on the driver thread. For
-each stored report it lets the strategy and the early-stopping rule judge, carries
-out what they decide (a stop, an exploit, a pause by the strategy, by the rule or by
-the user) and returns the
-verdict that a trial waiting at a decision point gets (see
-:meth:`hpnb.runner.executor.Executor.verdict`).
+A part of the driver (:mod:`hpnb.runner.driver`), on its thread. For each stored report it
+lets the strategy and the early-stopping rule judge, carries out what they decide (a stop,
+an exploit, a pause by the strategy, by the rule or by the user) and returns the verdict
+that a trial waiting at a decision point gets (see :meth:`hpnb.runner.executor.Executor.verdict`).
 
 Example:
-    >>> verdicts = Verdicts(driver)  # doctest: +SKIP
+    >>> verdicts = Verdicts(context, exploits, pauses)  # doctest: +SKIP
     >>> verdicts.on_row(trial, [1, 4, 0.0, {"loss": 0.3}, None, True])  # doctest: +SKIP
     'continue'
 """
 
 from __future__ import annotations
 
-import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hpnb.core.early_stopping.base import Decision
 from hpnb.core.strategies.pbt_exploit import Exploit
+from hpnb.runner.context import BUDGET_REACHED, DriverContext
+from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.executor import ResultBatch
-from hpnb.runner.pausing import no_checkpoint_reason
-
-if TYPE_CHECKING:
-    from hpnb.runner.driven_trial import DrivenTrial
-    from hpnb.runner.driver import Driver
-
-log = logging.getLogger("hpnb")
+from hpnb.runner.exploits import Exploits
+from hpnb.runner.pausing import Pauses, no_checkpoint_reason
 
 #: the verdicts a waiting trial gets.
 CONTINUE, STOP, PAUSE, EXPLOIT = "continue", "stop", "pause", "exploit"
-#: the stop reason of a trial that used its whole per-trial budget: it ends COMPLETED.
-BUDGET_REACHED = "reached its step budget"
 
 
 class Verdicts:
-    """Judges reports and carries out the decisions, for the driver it belongs to."""
+    """Judges one search's reports and carries out the decisions."""
 
-    def __init__(self, driver: Driver) -> None:
-        self.driver = driver
-        #: exploits decided for members whose pause had not landed yet (their attempt was still
-        #: ending): carried out with the donor's checkpoint of the decision when they park
-        self.deferred: dict[int, tuple[Exploit, str | None]] = {}
+    def __init__(self, context: DriverContext, exploits: Exploits, pauses: Pauses) -> None:
+        self.context = context
+        self.exploits = exploits
+        self.pauses = pauses
 
     def answer_waiting(self, batch: ResultBatch, verdict: str) -> None:
+        """Give ``verdict`` to each row of ``batch`` that waits at a decision point."""
         for raw in batch.rows:
             if len(raw) > 5 and raw[1] is not None:
-                self.driver.executor.verdict(batch.trial_id, batch.attempt, int(raw[1]), verdict)
+                self.context.executor.verdict(batch.trial_id, batch.attempt, int(raw[1]), verdict)
 
     def on_row(self, trial: DrivenTrial, raw: list[Any]) -> str:
         """Store one report and judge it; the verdict for the trial (it waits for it at a decision point)."""
-        row = trial.accept(raw, self.driver.spec.metric, self.driver.spec.mode)
+        c = self.context
+        row = trial.accept(raw, c.target)
         blob = raw[4]
         if blob is not None:
-            self.driver.keep_checkpoint(trial, row.step if row else None, blob)
+            self.keep_checkpoint(trial, row.step if row else None, blob)
         if row is None:
             return CONTINUE  # a step an earlier attempt stored and was judged on
-        self.driver.writer.results([row])
+        c.writer.results([row])
         if trial.stop_reason is not None or trial.pausing is not None:
             return PAUSE if trial.pausing is not None else STOP
         if row.value is None:
@@ -65,30 +58,42 @@ class Verdicts:
         step = row.step if row.step is not None else row.seq
         return self.judge(trial, step, row.value, isinstance(blob, str), waits=len(raw) > 5)
 
+    def keep_checkpoint(self, trial: DrivenTrial, step: int | None, ref: Any) -> None:
+        """A worker wrote a checkpoint (``ref``) or failed to (``{"error": why}``)."""
+        c = self.context
+        if isinstance(ref, str):
+            trial.checkpoint, trial.checkpoint_step = ref, step
+            c.checkpoints.add(trial.trial_id, ref, step)
+            c.writer.checkpoint(trial.trial_id, step, ref)
+            return
+        error = str(ref.get("error")) if isinstance(ref, dict) else f"not a checkpoint reference: {ref!r}"
+        if error != trial.checkpoint_error:  # the trial resumes from its previous one: say so once
+            trial.checkpoint_error = error
+            c.writer.event("checkpoint_failed", {"trial": trial.trial_id, "step": step, "error": error})
+
     def judge(self, trial: DrivenTrial, step: int, value: float, checkpointed: bool, waits: bool) -> str:
         """Let the strategy and the early-stopping rule see one result; the trial's verdict."""
         # called for every report a search streams: what cannot change anything is not called
-        driver, trial_id = self.driver, trial.trial_id
-        strategy = driver.strategy
+        c, trial_id = self.context, trial.trial_id
         if checkpointed:
-            strategy.checkpointed(trial_id, step)
-        strategy.report(trial_id, step, value)
-        decision = strategy.decide(trial_id, step)
+            c.strategy.checkpointed(trial_id, step)
+        c.strategy.report(trial_id, step, value)
+        decision = c.strategy.decide(trial_id, step)
         if waits:
-            self.settle_paused()
+            self.exploits.settle_paused()
         if decision is not None:
             if isinstance(decision, Exploit):
-                return EXPLOIT if self.exploit(trial, decision, waits) else CONTINUE
+                return EXPLOIT if self.exploits.exploit(trial, decision, waits) else CONTINUE
             if decision is Decision.STOP:
-                driver.request_stop(trial, f"{BUDGET_REACHED} (max_steps={step})", waits)
+                c.request_stop(trial, f"{BUDGET_REACHED} (max_steps={step})", waits)
                 return STOP
-        ruled = driver.stopping_rule.on_result(trial_id, step, value)
+        ruled = c.stopping_rule.on_result(trial_id, step, value)
         if ruled is Decision.PAUSE:
             ruled = self.rule_pause(trial, step, waits)
-        if driver.pauses.promotion:  # this result may rank a trial paused at a rung higher
-            driver.pauses.promote_waiting()
+        if self.pauses.promotion:  # this result may rank a trial paused at a rung higher
+            self.pauses.promote_waiting()
         if ruled is Decision.STOP:
-            driver.request_stop(trial, self.stop_reason(step), waits)
+            c.request_stop(trial, c.stop_reason(step), waits)
             return STOP
         if ruled is Decision.PAUSE:
             return PAUSE
@@ -100,90 +105,32 @@ class Verdicts:
         """The rule holds the trial at a rung until it is promoted (ASHA's promotion type). A trial
         that cannot pause (no checkpoint, or it did not wait for this verdict) is judged at once,
         as the stopping type would judge it."""
-        if waits and self.driver.pauses.can_pause(trial):
-            rule = self.driver.stopping_rule.name
-            trial.pausing = f"early stopping ({rule}): waits at step {step} to be promoted"
-            self.driver.pauses.promotion.add(trial.trial_id)
+        rule = self.context.stopping_rule
+        if waits and self.pauses.can_pause(trial):
+            trial.pausing = f"early stopping ({rule.name}): waits at step {step} to be promoted"
+            self.pauses.promotion.add(trial.trial_id)
             return Decision.PAUSE
-        return self.driver.stopping_rule.without_pause(trial.trial_id)
-
-    def settle_paused(self) -> None:
-        """Carry out the decisions paused members made now, while their donors' checkpoints are current."""
-        for trial_id, exploit in self.driver.strategy.settle_paused().items():
-            if exploit is None:
-                continue
-            trial = self.driver.pauses.paused.get(trial_id)
-            if trial is not None:
-                self.restart_from_donor(trial, exploit)
-            elif trial_id in self.driver.running:  # told to pause, its attempt not ended yet
-                self.deferred[trial_id] = (exploit, self.checkpoint_of(exploit.donor, trial_id))
-
-    def carry_out_deferred(self, trial: DrivenTrial) -> None:
-        """``trial`` has just parked: the exploit decided while its pause was landing, if any."""
-        deferred = self.deferred.pop(trial.trial_id, None)
-        if deferred is not None:
-            self.restart_from_donor(trial, *deferred)
+        return rule.without_pause(trial.trial_id)
 
     def strategy_pause(self, trial: DrivenTrial, waits: bool) -> str:
         """The strategy let a member wait for others; without a checkpoint it decides at once."""
-        if self.driver.pauses.can_pause(trial) and waits:
+        if self.pauses.can_pause(trial) and waits:
             trial.pausing = "population-based training: members behind it run first"
             return PAUSE
-        exploit = self.driver.strategy.on_resume(trial.trial_id)
+        exploit = self.context.strategy.on_resume(trial.trial_id)
         if exploit is not None:
-            return EXPLOIT if self.exploit(trial, exploit, waits) else CONTINUE
+            return EXPLOIT if self.exploits.exploit(trial, exploit, waits) else CONTINUE
         return CONTINUE
 
     def user_pause(self, trial: DrivenTrial, waits: bool) -> str:
+        """The user's pause request, carried out when the trial waits for this verdict."""
         if not (trial.pause_requested and waits):
             return CONTINUE
         trial.pause_requested = False
-        if not self.driver.pauses.can_pause(trial):
-            self.driver.pauses.held.discard(trial.trial_id)
-            self.driver.writer.event("pause_refused", {"trial": trial.trial_id,
-                                                "reason": no_checkpoint_reason(trial.trial_id)})
+        if not self.pauses.can_pause(trial):
+            self.pauses.held.discard(trial.trial_id)
+            self.context.writer.event("pause_refused", {"trial": trial.trial_id,
+                                                        "reason": no_checkpoint_reason(trial.trial_id)})
             return CONTINUE
         trial.pausing = "by the user"
         return PAUSE
-
-    def exploit(self, trial: DrivenTrial, exploit: Exploit, waits: bool = False) -> bool:
-        """Restart ``trial``'s member from the donor's checkpoint with explored params."""
-        blob = self.checkpoint_of(exploit.donor, trial.trial_id)
-        if blob is None:
-            log.warning("hpnb: no checkpoint of trial %s to exploit; trial %s carries on",
-                        exploit.donor, trial.trial_id)
-            return False
-        if not waits:  # a waiting member ends at its verdict; any other learns it at its next report
-            self.driver.executor.stop(trial.trial_id, trial.attempt)
-        self.restart_from_donor(trial, exploit, blob)
-        self.driver.executor.submit(self.driver.objective, self.driver.task_of(trial))
-        return True
-
-    def restart_from_donor(self, trial: DrivenTrial, exploit: Exploit, blob: str | None = None) -> None:
-        """Give ``trial`` its new params and a copy of the donor's checkpoint, as its next attempt."""
-        blob = blob if blob is not None else self.checkpoint_of(exploit.donor, trial.trial_id)
-        if blob is None:
-            return  # the donor's checkpoint is gone: the member resumes from its own
-        trial.params, trial.parent = dict(exploit.params), exploit.donor
-        trial.checkpoint, trial.checkpoint_step = blob, exploit.donor_step
-        self.driver.writer.checkpoint(trial.trial_id, exploit.donor_step, blob)
-        # continue from the donor's step; steps this member already stored are not stored again
-        behind = trial.last_stored_step is not None and (exploit.donor_step or 0) < trial.last_stored_step
-        trial.new_attempt(skip_through_step=trial.last_stored_step if behind else None)
-        self.driver.writer.trial(trial.trial_id, params=trial.params, parent=exploit.donor)
-        self.driver.writer.event("exploit", {"member": trial.trial_id, "step": exploit.step,
-                                      "donor": exploit.donor, "donor_step": exploit.donor_step,
-                                      "params": trial.params})
-        self.driver.writer.strategy_dirty = self.driver.writer.save_state_now = True
-
-    def checkpoint_of(self, trial_id: int, member: int) -> str | None:
-        """A copy of trial ``trial_id``'s latest checkpoint for ``member`` (made in the checkpoint
-        store), or None when it has none left."""
-        copied = self.driver.checkpoints.copy_for(member, trial_id)
-        return None if copied is None else copied[0]
-
-    def stop_reason(self, step: int) -> str:
-        max_t = self.driver.stopping_rule.max_t
-        if max_t is not None and step >= max_t:
-            return f"{BUDGET_REACHED} (max_t={max_t})"
-        return f"early stopping ({self.driver.stopping_rule.name}) at step {step}"

@@ -14,7 +14,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ import pytest
 
 from tests.jupyter.server.sample_store import SampleStore, dask_client, start_search, write_sample_store
 from tests.runner.processes import free_port
+from tests.waiting import wait_until
 
 __all__ = ["dask_client"]  # a fixture used here, shared with the route tests
 
@@ -80,21 +80,23 @@ def _quiet_lab_settings(settings: Path) -> None:
     )
 
 
+def _answers(url: str, process: subprocess.Popen[bytes], log: Path) -> bool:
+    if process.poll() is not None:
+        raise RuntimeError(f"jupyter lab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return False
+
+
 def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.2)  # polling the server's status route, not synchronising the browser
-    raise RuntimeError(
-        f"jupyter lab did not answer within {SERVER_START_TIMEOUT} s:\n{log.read_text()[-3000:]}"
-    )
+    try:
+        wait_until(lambda: _answers(url, process, log), SERVER_START_TIMEOUT, interval=0.2)
+    except AssertionError:
+        raise RuntimeError(
+            f"jupyter lab did not answer within {SERVER_START_TIMEOUT} s:\n{log.read_text()[-3000:]}"
+        ) from None
 
 
 # Module scope: Playwright's sync API keeps an event loop running in the main thread while it

@@ -56,6 +56,8 @@ def test_a_notebook_that_loads_hpnb_gets_plotly_before_its_first_cell_runs(brows
 def test_a_notebook_that_does_not_use_hpnb_loads_no_plotly(browser, lab_server):
     with notebook_page(browser, lab_server, "plain.ipynb", ["import math\nmath.pi"], "plain", VIEWPORT,
                        init_script=COUNT_PLOTLY_IMPORTS) as (page, _):  # fmt: skip
-        time.sleep(2)  # the preload would have begun at once
+        # What is under test is that nothing happens: the preload, had it been started when the
+        # editors were created, would have begun within this grace time (its idle callback's timeout).
+        time.sleep(2)
         assert page.evaluate("window.hpnbLargeScripts") == 0
         assert page.evaluate("globalThis[Symbol.for('hpnb.plotly-js')] === undefined")

@@ -265,6 +265,8 @@ def test_stored_dashboards_page_order_history_highlight_and_lineage(stored_page)
     assert pager.locator("button", has_text="previous").is_disabled()
     pager.locator("button", has_text="next").click()
     pager.filter(has_text="page 2 of 16").wait_for()
+    # the pager's text may change before the rows do: wait for the page's first rank
+    paged.locator(".hpnb-table tbody tr:first-child td:first-child", has_text=re.compile(r"^16$")).wait_for()
     assert [int(rank) for rank in _column(paged, 0)] == list(range(16, 31))
 
     _the_selected_trial_stands_out(page, log, paged, trials, searches.paged_steps)

@@ -7,7 +7,11 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from hpnb.core.store import Store
+
+pytestmark = pytest.mark.slow
 
 DOC_IMAGE = Path(__file__).resolve().parents[2] / "docs" / "images" / "lab-experiment-view.png"
 VIEWPORT = {"width": 1400, "height": 900}

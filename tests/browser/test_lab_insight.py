@@ -18,6 +18,8 @@ from tests.browser.stored_searches import StoredSearches, write_stored_searches
 from tests.browser.test_lab_extension import TALL_VIEWPORT, VIEWPORT, item, open_experiment, show_sidebar
 from tests.jupyter.server.insight_store import METRIC, InsightSearches, write_insight_searches
 
+pytestmark = pytest.mark.slow
+
 DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
 

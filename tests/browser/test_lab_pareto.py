@@ -13,6 +13,8 @@ from tests.browser.test_lab_extension import item, open_experiment, show_sidebar
 from tests.browser.test_lab_insight import keep_for_docs, open_tab
 from tests.jupyter.server.pareto_store import ParetoSearches, write_pareto_searches
 
+pytestmark = pytest.mark.slow
+
 TWO = ("val_loss", "latency_ms")
 
 

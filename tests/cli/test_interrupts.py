@@ -7,14 +7,18 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
+import threading
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 import hpnb
 from hpnb.core.errors import HpnbError
 from hpnb.core.store import Store
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow
 
 SPEC = textwrap.dedent("""\
     name: slow
@@ -33,7 +37,7 @@ OBJECTIVE = textwrap.dedent("""\
 
     def train(x):
         for step in range(200):
-            time.sleep(0.05)
+            time.sleep(0.05)  # the trial's work
             hpnb.report(step=step, loss=x + step)
         return x
 
@@ -41,6 +45,10 @@ OBJECTIVE = textwrap.dedent("""\
         for step in range(20):
             hpnb.report(step=step, loss=x + step)
             time.sleep(3)  # a long step: a stop request waits for the next report
+        return x
+
+    def quick(x):
+        hpnb.report(step=0, loss=x)
         return x
     """)
 
@@ -63,16 +71,28 @@ def _store(project: Path) -> Store:
     return Store(project / "home" / "hpnb.sqlite", readonly=True)
 
 
+def _steps(project: Path) -> int:
+    if not (project / "home" / "hpnb.sqlite").exists():
+        return 0
+    with _store(project) as store:
+        record = store.find_experiment("slow")
+        return 0 if record is None else len(store.results(record.id))
+
+
 def _wait_for_steps(project: Path, at_least: int = 3, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if (project / "home" / "hpnb.sqlite").exists():
-            with _store(project) as store:
-                record = store.find_experiment("slow")
-                if record is not None and len(store.results(record.id)) >= at_least:
-                    return
-        time.sleep(0.1)
-    raise AssertionError("the search never reported")
+    wait_until(lambda: _steps(project) >= at_least, timeout, "the search reporting", interval=0.1)
+
+
+def _collect_lines(stream: IO[str], into: list[str]) -> threading.Thread:
+    """Append each line of ``stream`` to ``into`` as it comes, from a thread of its own."""
+
+    def read() -> None:
+        for line in stream:
+            into.append(line)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
 
 
 def _state(project: Path) -> tuple[str, list[str]]:
@@ -109,14 +129,16 @@ def test_a_second_interrupt_exits_at_once_and_the_search_resumes(project):
     (project / "spec.yaml").write_text(SPEC.replace("trials: 8", "trials: 3"))
     run = _start_run(project, "--objective", "train:slow_to_answer")
     _wait_for_steps(project, at_least=1)
+    said: list[str] = []
+    reader = _collect_lines(run.stderr, said)
     run.send_signal(signal.SIGINT)
-    time.sleep(0.3)
+    wait_until(lambda: any("stopping search" in line for line in said), 60, "the first interrupt taken")
     run.send_signal(signal.SIGINT)
-    _out, err = run.communicate(timeout=30)
-    assert run.returncode == 130
-    assert "can be resumed" in err
+    assert run.wait(timeout=30) == 130  # not communicate(): the reader thread owns stderr
+    reader.join(10)
+    assert "can be resumed" in "".join(said)
     env = {**os.environ, "HPNB_HOME": str(project / "home")}
-    resumed = subprocess.run([sys.executable, "-m", "hpnb", "resume", "slow", "--objective", "train:train"],
+    resumed = subprocess.run([sys.executable, "-m", "hpnb", "resume", "slow", "--objective", "train:quick"],
                              cwd=project, env=env, capture_output=True, text=True, timeout=240)
     assert resumed.returncode == 0, resumed.stderr
     state, trials = _state(project)

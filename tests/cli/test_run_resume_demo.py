@@ -47,6 +47,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_run_prints_progress_and_the_leaderboard(project):
     done = hpnb_cli("run", "spec.yaml", "--objective", "train:train", "--name", "cli", cwd=project)
     assert done.returncode == 0, done.stderr
@@ -61,6 +62,7 @@ def test_run_prints_progress_and_the_leaderboard(project):
     assert len(trials) == 6 and {t.state for t in trials} == {"COMPLETED"}
 
 
+@pytest.mark.slow
 def test_an_objective_given_as_a_file_path_runs_on_the_workers(project):
     done = hpnb_cli("run", "spec.yaml", "--objective", "train.py:train", "--name", "by-path", "--trials", "3",
                     cwd=project)
@@ -68,6 +70,7 @@ def test_an_objective_given_as_a_file_path_runs_on_the_workers(project):
     assert "search 'by-path': COMPLETED" in done.stdout
 
 
+@pytest.mark.slow
 def test_resume_extends_a_finished_search(project):
     first = hpnb_cli("run", "spec.yaml", "--objective", "train:train", "--name", "ext", cwd=project)
     assert first.returncode == 0, first.stderr
@@ -94,6 +97,7 @@ def test_bad_arguments_exit_2_with_a_clear_message(project, args, message):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_demo_runs_a_real_search(project):
     done = hpnb_cli("demo", "--trials", "6", cwd=project)
     assert done.returncode == 0, done.stderr

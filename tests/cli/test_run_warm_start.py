@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hpnb.core.store import Store
 from tests.cli.test_run_resume_demo import OBJECTIVE, SPEC, hpnb_cli
 
 
+@pytest.mark.slow
 def test_run_enqueues_then_a_second_run_warm_starts_from_the_first(tmp_path: Path) -> None:
     (tmp_path / "train.py").write_text(OBJECTIVE)
     (tmp_path / "first.yaml").write_text(SPEC + "enqueue:\n  - {x: 0.3, layers: 1}\n")

@@ -335,6 +335,7 @@ def test_api_exceptions_are_explained():
 # --- after the boundary: workers joining -------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_waiting_for_workers_reports_how_many_came():
     from distributed import Client, LocalCluster
 

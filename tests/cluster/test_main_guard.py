@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 GUARD = 'if __name__ == "__main__":'
 OBJECTIVE = textwrap.dedent("""\
     import hpnb

@@ -10,11 +10,14 @@ from typing import Any
 
 from jupyter_client.manager import KernelManager
 
+from hpnb.core.store import Store
+
 
 class KernelSession:
     """One kernel with ``HPNB_HOME`` in ``home``; keeps every iopub message it sees."""
 
     def __init__(self, home: Path) -> None:
+        self.home = home
         self.manager = KernelManager(kernel_name="python3")
         env = {**os.environ, "HPNB_HOME": str(home)}
         self.manager.start_kernel(env=env, cwd=str(home))
@@ -58,6 +61,15 @@ class KernelSession:
         if content["status"] != "ok":
             raise AssertionError(f"{content.get('ename')}: {content.get('evalue')}\n{code}")
         return "".join(output)
+
+    def results_stored(self, name: str) -> int:
+        """How many results search ``name`` has stored in the kernel's store, read from this process."""
+        path = self.home / "hpnb.sqlite"
+        if not path.exists():
+            return 0
+        with Store(path, readonly=True) as store:
+            record = store.find_experiment(name)
+            return 0 if record is None else store.result_count(record.id)
 
     def widget_comms(self, model_name: str) -> list[tuple[str, dict[str, Any]]]:
         """(comm id, initial state) of every widget of ``model_name`` the kernel opened."""

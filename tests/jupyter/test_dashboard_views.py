@@ -27,6 +27,7 @@ from hpnb.jupyter.dashboard.copy_cell import best_cell_code
 from hpnb.jupyter.dashboard.model import ROWS_PER_UPDATE, DashboardModel
 from hpnb.jupyter.dashboard.throttle import Throttled
 from hpnb.jupyter.server.bounded import parcoords_sample
+from tests.waiting import wait_until
 
 SPEC = {
     "metric": "loss", "mode": "min", "strategy": "random", "trials": 10,
@@ -284,8 +285,7 @@ def test_throttled_work_runs_once_for_a_burst_of_requests() -> None:
 
     throttled = Throttled(work, interval=0.0)
     throttled.request()
-    while not runs:
-        time.sleep(0.01)  # polling for the first run to start, not timing it
+    wait_until(lambda: runs, message="the first run starting")
     for _ in range(10):
         throttled.request()
     release.set()

@@ -7,13 +7,13 @@ again; a cluster that cannot start fails the search with its error.
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 
 import pytest
 
 from hpnb.core.store import Store
 from tests.jupyter.kernel_session import KernelSession
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ import hpnb
 def train(x, steps=40):
     for step in range(steps):
         hpnb.report(step=step, loss=x + 1.0 / (step + 1))
-        time.sleep(0.05)
+        time.sleep(0.05)  # the trial's work
     return {"loss": x}
 """
 
@@ -74,11 +74,12 @@ def _titles(kernel: KernelSession, name: str) -> list[str]:
 
 def _titles_until(kernel: KernelSession, name: str, text: str, timeout: float = 60.0) -> list[str]:
     """The titles of ``name``'s dashboard once the last one says ``text`` (it redraws by itself)."""
-    deadline = time.monotonic() + timeout
-    while text not in (titles := _titles(kernel, name))[-1]:
-        assert time.monotonic() < deadline, f"the dashboard of {name!r} never showed {text!r}: {titles[-1]}"
-        time.sleep(0.2)
-    return titles
+
+    def shown() -> list[str] | None:
+        titles = _titles(kernel, name)
+        return titles if text in titles[-1] else None
+
+    return wait_until(shown, timeout, f"the dashboard of {name!r} showing {text!r}", interval=0.2)
 
 
 def _the_cells_output(kernel: KernelSession, msg_id: str) -> tuple[int, list[int]]:
@@ -94,15 +95,16 @@ def _the_cells_output(kernel: KernelSession, msg_id: str) -> tuple[int, list[int
 
 def _drawn_traces(kernel: KernelSession, markers: int = 0, timeout: float = 60.0) -> list[dict]:
     """The traces of the first plot (the history) once it has ``markers`` trials or more."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def drawn() -> list[dict] | None:
         for comm_id, state in kernel.widget_comms("AnyModel"):
             if state.get("_anywidget_id") == PLOT:
-                drawn = [data for data in (state.get("data"), *kernel.updates(comm_id, "data")) if data]
-                if drawn and len(drawn[-1][0]["x"]) >= markers:
-                    return drawn[-1]
-        time.sleep(0.2)
-    raise AssertionError(f"no plot was drawn with {markers} trials")
+                sent = [data for data in (state.get("data"), *kernel.updates(comm_id, "data")) if data]
+                if sent and len(sent[-1][0]["x"]) >= markers:
+                    return sent[-1]
+        return None
+
+    return wait_until(drawn, timeout, f"a plot drawn with {markers} trials", interval=0.2)
 
 
 def test_a_cold_kernels_first_cell_replies_while_its_cluster_starts_then_goes_live(

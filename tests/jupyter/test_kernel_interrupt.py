@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import textwrap
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -11,6 +10,9 @@ import pytest
 
 from hpnb.core.store import Store
 from tests.jupyter.kernel_session import KernelSession
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow
 
 SETUP = textwrap.dedent("""\
     import time
@@ -19,7 +21,7 @@ SETUP = textwrap.dedent("""\
 
     def train(x):
         for step in range(100):
-            time.sleep(0.05)
+            time.sleep(0.05)  # the trial's work
             hpnb.report(step=step, loss=np.float64(x + step))
         return np.float64(x)
 
@@ -38,7 +40,7 @@ def kernel(tmp_path: Path):
 def test_interrupting_wait_leaves_the_handle_in_charge_of_its_search(kernel, tmp_path):
     kernel.run(SETUP)
     msg_id = kernel.client.execute("search.wait()")
-    time.sleep(1.5)
+    wait_until(lambda: kernel.results_stored("interrupted") >= 4, message="results while wait() blocks")
     kernel.manager.interrupt_kernel()
     while True:
         reply = kernel.client.get_shell_msg(timeout=60)

@@ -1,14 +1,13 @@
-"""The ``%%hpsearch`` cell in a real kernel: it returns at once, the kernel stays responsive while
+"""The ``%%hpsearch`` cell in a real kernel: it returns at once, the kernel answers while
 results stream in, progress reaches the front end as widget updates, and Stop works as clicked.
 """
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.jupyter.kernel_session import KernelSession
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +18,7 @@ import hpnb
 def stream(x, steps=2500):
     for step in range(steps):
         hpnb.report(step=step, loss=x + 1.0 / (step + 1))
-        time.sleep(0.002)
+        time.sleep(0.002)  # the trial's work: a report every 2 ms
     return {"loss": x}
 """
 
@@ -51,38 +50,27 @@ def _results_stored(kernel: KernelSession, handle: str) -> int:
 
 
 def _wait_for_results(kernel: KernelSession, handle: str, at_least: int, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while _results_stored(kernel, handle) < at_least:
-        assert time.monotonic() < deadline, "no results arrived"
-        time.sleep(0.2)
+    wait_until(lambda: _results_stored(kernel, handle) >= at_least, timeout,
+               f"{at_least} results of {handle} stored", interval=0.2)
 
 
-def test_cell_returns_at_once_and_the_kernel_answers_within_100ms_while_results_stream(
-        kernel: KernelSession) -> None:
-    reply, seconds = kernel.execute(cell("latency", trials=4))
+# How fast the kernel answers meanwhile (p99 of `1+1` under 100 ms) is measured by
+# benchmarks/kernel_nonblocking.py.
+def test_the_cell_returns_at_once_and_the_kernel_answers_while_results_stream(kernel: KernelSession) -> None:
+    reply, _ = kernel.execute(cell("latency", trials=4))
     assert reply["content"]["status"] == "ok"
     assert kernel.run("print(latency.state)").strip() == "RUNNING"  # the cell did not wait for it
     _wait_for_results(kernel, "latency", 200)
-    for _ in range(10):  # warm-up
-        kernel.execute("1+1")
     before = _results_stored(kernel, "latency")
 
-    latencies = []
-    for _ in range(80):
-        reply, seconds = kernel.execute("1+1")
+    def answered_while_500_more_were_stored() -> bool:
+        reply, _ = kernel.execute("1+1")
         assert reply["content"]["status"] == "ok"
-        latencies.append(seconds)
         kernel.drain_iopub()
-        time.sleep(0.02)
-    streamed = _results_stored(kernel, "latency") - before
+        return _results_stored(kernel, "latency") - before > 500
 
-    assert kernel.run("print(latency.state)").strip() == "RUNNING", "the search ended before measuring did"
-    latencies.sort()
-    p99 = latencies[int(0.99 * (len(latencies) - 1))]
-    print(f"p50 {latencies[len(latencies) // 2] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-          f"{streamed} results stored meanwhile")
-    assert streamed > 500, "results were not streaming while measuring"
-    assert p99 < 0.1
+    wait_until(answered_while_500_more_were_stored, 60, "500 more results stored while the kernel answers")
+    assert kernel.run("print(latency.state)").strip() == "RUNNING", "the search ended before asking did"
     kernel.run("latency.stop(); latency.wait(60)")
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
+import hpnb
+from hpnb.core.summary import STALE_AFTER
 from tests.jupyter.kernel_session import KernelSession
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -20,12 +22,13 @@ import hpnb
 def train(x, steps=300):
     for step in range(steps):
         hpnb.report(step=step, loss=x + 1.0 / (step + 1))
-        time.sleep(0.01)
+        time.sleep(0.01)  # the trial's work
     return {"loss": x}
 """
 
 CELL = """%%hpsearch train --name {name} --trials 4 --parallel 2 {options}
 metric: loss
+strategy: random
 seed: 1
 parameters:
   x: {{min: 0.0, max: 1.0}}
@@ -39,16 +42,14 @@ def test_a_search_interrupted_by_a_kernel_restart_shows_and_resumes(tmp_path: Pa
     try:
         kernel.run("%load_ext hpnb.jupyter\n" + OBJECTIVE)
         kernel.run(CELL.format(name="cut", options="", steps=300))
-        time.sleep(2.0)
+        wait_until(lambda: kernel.results_stored("cut") >= 4, message="the search reporting")
         kernel.manager.restart_kernel(now=True)
         kernel.client.wait_for_ready(timeout=60)
 
         kernel.run("%load_ext hpnb.jupyter\n" + OBJECTIVE.replace("steps=300", "steps=3"))
-        # the dead kernel's driver stops beating: within three heartbeat intervals it reads INTERRUPTED
-        kernel.run("import time\nfrom hpnb.core.summary import STALE_AFTER\n"
-                   "deadline = time.time() + 2 * STALE_AFTER\n"
-                   "while hpnb.load('cut').state != 'INTERRUPTED' and time.time() < deadline:\n"
-                   "    time.sleep(0.2)")
+        # the dead kernel's driver stops beating: after three heartbeat intervals it reads INTERRUPTED
+        wait_until(lambda: hpnb.load("cut", store=tmp_path / "hpnb.sqlite").state == "INTERRUPTED",
+                   20 * STALE_AFTER, "the restarted kernel's search reading INTERRUPTED", interval=0.2)
         kernel.run("d = hpnb.jupyter.show('cut')")
         assert kernel.run("print(d.state)").strip() == "INTERRUPTED"
         assert kernel.run("print(repr(d.controls.resume.layout.display))").strip() == "''"  # visible

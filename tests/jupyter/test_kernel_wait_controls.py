@@ -5,14 +5,13 @@ Set parallel shows the parallelism in force; Extend by continues the finished se
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import hpnb
 from tests.jupyter.kernel_session import KernelSession
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +23,7 @@ def slow(x, steps=400):
     print(f"training x={x:.3f}")
     for step in range(steps):
         hpnb.report(step=step, loss=x + 1.0 / (step + 1))
-        time.sleep(0.01)
+        time.sleep(0.01)  # the trial's work
     return {"loss": x}
 """
 
@@ -36,18 +35,10 @@ resources: {workers: 2}
 """
 
 
-def until(check: Callable[[], object], timeout: float = 60.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory):
     home = tmp_path_factory.mktemp("hpnb_home")
     session = KernelSession(home)
-    session.home = home  # type: ignore[attr-defined]
     session.run("%load_ext hpnb.jupyter")
     session.run(OBJECTIVE)
     yield session
@@ -66,7 +57,7 @@ def _trials(home: Path) -> dict[int, str]:
 def test_controls_act_while_the_cell_waits_and_extend_continues_it_after(kernel: KernelSession):
     home = kernel.home  # type: ignore[attr-defined]
     msg_id = kernel.client.execute(CELL)
-    until(lambda: "RUNNING" in _trials(home).values(), what="a running trial")
+    wait_until(lambda: "RUNNING" in _trials(home).values(), message="a running trial")
     running = next(t for t, state in _trials(home).items() if state == "RUNNING")
     tables = [comm for comm, state in kernel.widget_comms("AnyModel") if "selected" in state]
     table = tables[0] if tables else None
@@ -74,12 +65,12 @@ def test_controls_act_while_the_cell_waits_and_extend_continues_it_after(kernel:
     assert table and logs
 
     kernel.set_state(table, {"selected": running})  # the user clicks the running trial's row
-    until(lambda: any(f"trial {running}" in v for v in kernel.updates(logs[0], "value")), 10, "the log")
+    wait_until(lambda: any(f"trial {running}" in v for v in kernel.updates(logs[0], "value")), 60, "the log")
     assert _trials(home)[running] == "RUNNING"  # shown while the cell still waits
     stop = kernel.button("Stop")
-    until(lambda: False in kernel.updates(stop, "disabled"), 10, "Stop trial enabled")
+    wait_until(lambda: False in kernel.updates(stop, "disabled"), message="Stop trial enabled")
     kernel.click(stop)
-    until(lambda: _trials(home).get(running) == "STOPPED", 30, "the trial stopped")
+    wait_until(lambda: _trials(home).get(running) == "STOPPED", message="the trial stopped")
     parallel = [comm for comm, state in kernel.widget_comms("BoundedIntTextModel") if state["max"] == 10_000]
     assert 2 in [dict(kernel.widget_comms("BoundedIntTextModel"))[parallel[0]]["value"],
                  *kernel.updates(parallel[0], "value")]  # workers: 2, parallel not set
@@ -95,5 +86,5 @@ def test_controls_act_while_the_cell_waits_and_extend_continues_it_after(kernel:
     numbers = [comm for comm, state in kernel.widget_comms("BoundedIntTextModel") if state["max"] == 100_000]
     kernel.set_state(numbers[0], {"value": 1})
     kernel.click(extend)  # after the cell ended: the same kernel runs one more trial
-    until(lambda: len(_trials(home)) == 3 and _trials(home)[2] == "COMPLETED", 60, "the extended trial")
+    wait_until(lambda: len(_trials(home)) == 3 and _trials(home)[2] == "COMPLETED", 60, "the extended trial")
     assert kernel.run("print(waited.record.budget)").strip() == "3"

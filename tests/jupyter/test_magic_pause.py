@@ -37,7 +37,7 @@ def parkable(x):
     state = hpnb.load_checkpoint() or {"step": 0}
     start, steps = state["step"] + 1, 3 if x == 1 else 30
     for step in range(start, steps + 1):
-        time.sleep(0.1)
+        time.sleep(0.1)  # the trial's work
         hpnb.report(step=step, loss=x / step, started_at=start, checkpoint={"step": step})
     return {"loss": x / steps}
 """

@@ -14,6 +14,7 @@ from tests.jupyter.magic_shell import magic_shell
 pytestmark = pytest.mark.slow
 
 SPEC = """metric: loss
+strategy: random
 parameters:
   lr: {distribution: logUniform, min: 1.0e-4, max: 1.0e-1}
   layers: {type: int, min: 1, max: 3}
@@ -32,7 +33,7 @@ def train(lr, layers):
 def slow(lr, layers):
     for step in range(2000):
         hpnb.report(step=step, loss=lr)
-        time.sleep(0.01)
+        time.sleep(0.01)  # the trial's work
     return {"loss": lr}
 """
 

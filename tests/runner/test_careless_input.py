@@ -110,7 +110,7 @@ def test_a_driver_that_fails_leaves_no_trial_running_and_the_search_resumes(stor
     monkeypatch.setattr(RandomStrategy, "suggest", fails_on_the_third)
     objective = partial(objectives.steady, steps=20, pause=0.05)
     search = hpnb.search(objective, name="driver-fails", store=store, client=dask_client, metric="loss",
-                         trials=4, parallel=2, parameters=SPACE)
+                         strategy="random", trials=4, parallel=2, parameters=SPACE)
     search.wait(60)
     assert search.state == "FAILED"
     assert "the driver failed: RuntimeError: a bug in a strategy" in search.message

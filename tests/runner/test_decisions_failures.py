@@ -18,7 +18,7 @@ import pytest
 import hpnb
 from hpnb.core.store import Store
 from hpnb.core.summary import STALE_AFTER
-from hpnb.runner import driver as driver_module
+from hpnb.runner import context as context_module
 from hpnb.runner.dask_executor import DaskExecutor
 from tests.runner import objectives, processes, resumable
 from tests.runner.test_decisions_on_cluster import _running_with_checkpoint, _wait_for, slow_member
@@ -46,6 +46,7 @@ def late_answers(monkeypatch: pytest.MonkeyPatch, delay: float, trial: int, atte
     return asked
 
 
+@pytest.mark.slow
 def test_a_worker_dying_while_its_trial_waits_for_a_verdict_loses_nothing(store, dask_client, tmp_path,
                                                                           monkeypatch):
     asked = late_answers(monkeypatch, 3.0, trial=0, attempt=0)  # the worker dies 1 s into this wait
@@ -61,9 +62,10 @@ def test_a_worker_dying_while_its_trial_waits_for_a_verdict_loses_nothing(store,
     assert rows[-1].metrics["started_at"] == 5  # the retry continued from the checkpoint of step 4
 
 
+@pytest.mark.slow
 def test_a_trial_whose_driver_does_not_answer_goes_on_after_the_bounded_wait(store, dask_client,
                                                                              monkeypatch):
-    monkeypatch.setattr(driver_module, "VERDICT_TIMEOUT", 0.5)
+    monkeypatch.setattr(context_module, "VERDICT_TIMEOUT", 0.5)
     asked = late_answers(monkeypatch, None, trial=0, attempt=0)
     search = hpnb.search(partial(objectives.learning_curve, steps=6, pause=0.0), store=store,
                          client=dask_client, name="mute", metric="loss", trials=1,
@@ -77,6 +79,7 @@ def test_a_trial_whose_driver_does_not_answer_goes_on_after_the_bounded_wait(sto
     assert sorted(s for w in waits for s in w["steps"]) == [2, 4, 6]
 
 
+@pytest.mark.slow
 def test_a_paused_trial_resumes_on_another_worker_when_its_worker_died(store, dask_client):
     search = hpnb.search(slow_member, store=store, client=dask_client, name="paused-dies", metric="loss",
                          trials=2, parallel=1, parameters={"x": {"min": 1.0, "max": 2.0}},
@@ -98,10 +101,10 @@ import sys, functools, cloudpickle
 sys.path.insert(0, {root!r})
 import hpnb
 from distributed import Client
-from hpnb.runner import driver
+from hpnb.runner import context
 from tests.runner import resumable
 cloudpickle.register_pickle_by_value(resumable)
-driver.VERDICT_TIMEOUT = {timeout!r}
+context.VERDICT_TIMEOUT = {timeout!r}
 if __name__ == "__main__":
     client = Client({address!r})
     hpnb.search(functools.partial(resumable.marked_steps, marker_dir={markers!r}), name="orphans",
@@ -119,6 +122,7 @@ def _marks(markers: Path) -> list[tuple[int, float]]:
             for step, at in (line.split() for line in path.read_text().splitlines())]
 
 
+@pytest.mark.slow
 def test_a_search_whose_driver_died_while_trials_waited_is_resumed_whole(tmp_path):
     port = processes.free_port()
     address, store_path, markers = f"tcp://127.0.0.1:{port}", tmp_path / "hpnb.sqlite", tmp_path / "marks"
@@ -188,6 +192,7 @@ if __name__ == "__main__":
 """
 
 
+@pytest.mark.slow
 def test_a_paused_trial_survives_its_driver_and_resumes_from_its_checkpoint(tmp_path):
     port = processes.free_port()
     address, store_path = f"tcp://127.0.0.1:{port}", tmp_path / "hpnb.sqlite"

@@ -44,7 +44,8 @@ def never_called(**params: Any) -> None:
 
 def build(store: Store, executor: ScriptedExecutor, **spec: Any) -> Driver:
     """A driver of a search of ``x`` in [0, 1] minimising ``loss``, built as hpnb.api does."""
-    fields = {"metric": "loss", "trials": 1, "parameters": {"x": {"min": 0.0, "max": 1.0}}, **spec}
+    fields = {"metric": "loss", "strategy": "random", "trials": 1,
+              "parameters": {"x": {"min": 0.0, "max": 1.0}}, **spec}
     parsed = parse_spec(fields)
     record = store.create_experiment("paths", parsed.to_dict(), metric=parsed.metric, mode=parsed.mode,
                                      strategy=parsed.strategy.name, budget=parsed.trials,

@@ -24,14 +24,14 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping
 from enum import Enum
-from typing import Any, Literal
+from typing import Any
 
 from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.errors import SpecError, closest
+from hpnb.core.objectives import Mode, Objective
 from hpnb.core.spec.values import as_int
 from hpnb.core.trial import TrialState
 
-Mode = Literal["min", "max"]
 MODES: tuple[str, ...] = ("min", "max")
 
 
@@ -91,6 +91,8 @@ class StoppingRule:
                             allowed=", ".join(self.options),
                             suggestion=closest(unknown[0], self.options))
         self.mode: Mode = mode
+        #: the direction of the values the rule judges (the search's target metric)
+        self.objective = Objective("value", mode)
         self.max_t = None if max_t is None else check_int("max_t", max_t, 1)
         self.seed = seed
 
@@ -144,7 +146,7 @@ class StoppingRule:
         """``value`` as a quantity to minimise; non-finite values are the worst (``inf``)."""
         if not math.isfinite(value):
             return math.inf
-        return value if self.mode == "min" else -value
+        return self.objective.loss(value)
 
 
 def score_to_json(score: float) -> float | None:

@@ -47,10 +47,11 @@ from hpnb.core.interop.katib_parameters import parameter_to_katib
 from hpnb.core.space import FixedParameter, Parameter
 from hpnb.core.spec.experiment import ExperimentSpec
 from hpnb.core.spec.resources import parse_resources
+from hpnb.core.strategies.auto_choice import choose
 
 #: hpnb strategy -> Katib algorithm; the others are written as random.
 _ALGORITHMS = {"random": "random", "grid": "grid", "sobol": "sobol", "tpe": "tpe", "cmaes": "cmaes",
-               "pbt": "pbt"}
+               "pbt": "pbt", "gp": "bayesianoptimization"}
 #: (hpnb strategy, option) -> Katib setting.
 _SETTINGS = {("tpe", "n_ei_candidates"): "n_EI_candidates",
              ("multivariate-tpe", "n_ei_candidates"): "n_ei_candidates",
@@ -165,8 +166,12 @@ class _Writer:
     # -- algorithm ------------------------------------------------------------------
     def _algorithm(self) -> dict[str, Any]:
         strategy, options = self.spec.strategy.name, dict(thaw(self.spec.strategy.options))
-        if self.spec.early_stopping.rule == "hyperband" and strategy == "random":
+        if self.spec.early_stopping.rule == "hyperband" and strategy in ("random", "auto"):
             return self._hyperband()
+        if strategy == "auto":
+            choice = choose(self.spec.space, self.spec.trials, len(self.spec.objectives))
+            self.note("strategy", f"auto written as the strategy it chooses ({choice.reason})")
+            strategy = choice.name
         if strategy == "pbt":
             return self._pbt(options)
         name = _ALGORITHMS.get(strategy)

@@ -59,7 +59,7 @@ SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "tri
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 #: the budget of a sampling strategy when ``trials`` is not given.
 DEFAULT_TRIALS = 20
-DEFAULT_STRATEGY = "random"
+DEFAULT_STRATEGY = "auto"
 
 
 @dataclass(frozen=True)

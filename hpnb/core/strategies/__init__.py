@@ -26,6 +26,7 @@ STRATEGIES: dict[str, str] = {
     "pbt": "pbt:PopulationBasedTraining",
     "nsga2": "nsga2:NSGA2Strategy",
     "gp": "gp:GPStrategy",
+    "auto": "auto:AutoStrategy",
 }
 
 

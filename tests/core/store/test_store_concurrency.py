@@ -6,7 +6,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -100,11 +99,13 @@ def test_two_writer_processes_and_a_reader_share_one_file(tmp_path: Path) -> Non
             assert [t.last_step for t in store.trials(exp.id)] == [ROWS_PER_TRIAL] * TRIALS
 
 
-def _hold_write_lock(path: Path, seconds: float, locked: threading.Event) -> None:
+def _hold_write_lock(path: Path, seconds: float, locked: threading.Event,
+                     release: threading.Event | None = None) -> None:
+    """Hold the write lock for ``seconds``, or until ``release`` is set when one is given."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     locked.set()
-    time.sleep(seconds)
+    (release or threading.Event()).wait(seconds)  # a lock held for a set time is what is under test
     conn.execute("COMMIT")
     conn.close()
 
@@ -130,10 +131,14 @@ def test_lock_held_beyond_the_retry_period_raises_store_busy(
         exp = new_experiment(store)
         store._retry_period = 0.3
         locked = threading.Event()
-        holder = threading.Thread(target=_hold_write_lock, args=(store_path, 1.0, locked))
+        release = threading.Event()
+        holder = threading.Thread(target=_hold_write_lock, args=(store_path, 120.0, locked, release))
         holder.start()
         locked.wait()
-        with pytest.raises(StoreBusy, match="stayed locked by another process"):
-            store.add_event(exp.id, "extended", {"by": 1})
-        holder.join()
+        try:
+            with pytest.raises(StoreBusy, match="stayed locked by another process"):
+                store.add_event(exp.id, "extended", {"by": 1})
+        finally:
+            release.set()
+            holder.join()
         assert store.events(exp.id) == []

@@ -14,5 +14,5 @@ def slow_curve(lr: float, layers: int, steps: int = 600, pause: float = 0.1) -> 
     for step in range(steps):
         loss = (math.log10(lr) + 2.5) ** 2 / 4 + 0.05 * layers + 1.0 / (step + 1)
         hpnb.report(step=step, val_loss=loss)
-        time.sleep(pause)
+        time.sleep(pause)  # the trial's work
     return {"val_loss": loss}

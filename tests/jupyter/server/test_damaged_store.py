@@ -12,6 +12,8 @@ from tests.core.store.test_damaged_store import NAMES
 from tests.core.store.test_damaged_store import damaged as damaged
 from tests.core.store.test_damaged_store import good_store as good_store
 
+pytestmark = pytest.mark.slow
+
 API = ("hpnb", "api", "experiments")
 ROUTES = [("GET", ()), ("GET", (NAMES[0],)), ("GET", (NAMES[0], "trials")),
           ("GET", (NAMES[0], "results")), ("POST", (NAMES[0], "stop"))]  # fmt: skip

@@ -13,6 +13,8 @@ from hpnb.core.summary import ranked, trial_score
 from tests.jupyter.server.insight_store import InsightSearches, write_insight_searches
 from tests.jupyter.server.test_routes import error_of, get_json
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def searches(sample_store) -> InsightSearches:

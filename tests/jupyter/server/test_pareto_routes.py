@@ -13,6 +13,8 @@ from tests.jupyter.server.pareto_store import ParetoSearches, write_pareto_searc
 from tests.jupyter.server.test_insight_routes import stored_trials
 from tests.jupyter.server.test_routes import error_of, get_json
 
+pytestmark = pytest.mark.slow
+
 TWO = ["val_loss", "latency_ms"]
 
 

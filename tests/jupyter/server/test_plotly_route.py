@@ -10,6 +10,8 @@ from tornado.httpclient import HTTPClientError
 
 from hpnb.jupyter.dashboard.plotly_code import plotly_js_module, plotly_version, template
 
+pytestmark = pytest.mark.slow
+
 
 async def test_it_is_the_kernels_plotly_module_with_its_version_and_template(jp_fetch, sample_store):
     response = await jp_fetch("hpnb", "api", "plotly.js")

