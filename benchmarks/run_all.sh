@@ -19,4 +19,6 @@ if [ "${1:-}" = "--quick" ]; then
 else
     python benchmarks/pbt_toy.py || status=1
 fi
+echo "== checkpoints_large"
+python benchmarks/checkpoints_large.py "$@" || status=1
 exit "$status"

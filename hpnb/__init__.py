@@ -12,7 +12,9 @@ from typing import Any
 
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.trial import TrialState
+from hpnb.runner.worker.checkpointing import checkpoint_dir
 from hpnb.runner.worker.reporting import TrialStopped, load_checkpoint, report
+from hpnb.runner.worker.trial_info import TrialInfo, artifact, current_trial
 
 __version__ = "0.1.0"
 
@@ -37,10 +39,14 @@ __all__ = [
     "HpnbError",
     "Search",
     "SpecError",
+    "TrialInfo",
     "TrialState",
     "TrialStopped",
     "__version__",
+    "artifact",
+    "checkpoint_dir",
     "compare",
+    "current_trial",
     "load",
     "load_checkpoint",
     "parse_spec",

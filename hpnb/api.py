@@ -97,6 +97,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     if resume and opened.find_experiment(name) is not None:
         return _resume(opened, name, objective, client, namespace, background=not wait_for_cluster)
     _announce_warm_start(opened, parsed, name, source if source is not None else _source_text(spec))
+    _probe_checkpoint_store(opened, parsed, name)
     record = opened.create_experiment(
         name, parsed.to_dict(), source=source if source is not None else _source_text(spec),
         metric=parsed.metric, mode=parsed.mode, strategy=parsed.strategy.name, budget=parsed.trials,
@@ -105,6 +106,17 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     handle = Search(opened, record, parsed, objective=objective, client=client, namespace=namespace)
     handle._start(background=not wait_for_cluster)
     return handle
+
+
+def _probe_checkpoint_store(opened: Store, parsed: ExperimentSpec, name: str) -> None:
+    """Write and delete a probe in the checkpoint store before the search is even recorded.
+
+    Raises:
+        CheckpointStoreError: the store cannot be reached or written (naming it and why).
+    """
+    from hpnb.runner.checkpoint_store import CheckpointStore, search_location
+
+    CheckpointStore(search_location(opened.path, name, 0, 0.0, parsed.to_dict())).probe()
 
 
 def _announce_warm_start(opened: Store, parsed: ExperimentSpec, name: str, text: str | None) -> None:

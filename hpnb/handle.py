@@ -33,6 +33,7 @@ from hpnb.core.summary import (
 )
 from hpnb.core.trial_log import TrialLog, read_trial_log, unknown_trial
 from hpnb.launch import Launch
+from hpnb.runner.checkpoint_store import CheckpointStore, search_location
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.pausing import PauseRefused, pause_problem, resume_problem
 from hpnb.search_insight import SearchInsight
@@ -165,6 +166,23 @@ class Search(SearchInsight):
         reason = problem(trial)
         if reason is not None:
             raise PauseRefused(reason)
+
+    def artifacts(self, trial_id: int) -> list[dict[str, Any]]:
+        """The files trial ``trial_id`` recorded with ``hpnb.artifact``: ``{"name", "size", "path"}``
+        each (``path``: where the checkpoint store keeps it), by name.
+
+        Example:
+            >>> [a["name"] for a in search.artifacts(3)]  # doctest: +SKIP
+            ['loss.png', 'predictions.csv']
+        """
+        self._check_trial(trial_id, lambda trial: None)
+        return self.checkpoint_store().artifacts(int(trial_id))
+
+    def checkpoint_store(self) -> CheckpointStore:
+        """Where this search's trials keep their checkpoints and artifacts (``checkpoints.store``)."""
+        record = self.record
+        return CheckpointStore(search_location(self.store.path, record.name, record.id, record.created,
+                                               record.spec))
 
     def extend(self, n: int) -> None:
         """Raise the budget by ``n`` trials; a finished search starts running again."""

@@ -36,6 +36,13 @@ from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import ExperimentState
 from hpnb.core.warm_start import warm_start_trials
+from hpnb.runner.checkpoint_reach import unreachable_message, workers_problem
+from hpnb.runner.checkpoint_store import (
+    CheckpointLocation,
+    CheckpointStore,
+    CheckpointStoreError,
+    search_location,
+)
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import recover
@@ -147,11 +154,13 @@ class Launch:
 
     def _run(self, lease: DriverLease, waiting_for: str | None, raise_errors: bool) -> None:
         try:
+            location = self._checkpoint_location()
             connection = self._connect()
             self._close_cluster = connection.close
             if self._stopped_before_start(lease):
                 return
-            driver = self._driver_on(connection, lease)
+            self._check_workers_reach(connection, location)
+            driver = self._driver_on(connection, lease, location)
         except BaseException as exc:
             self._fail(exc, waiting_for, lease)
             if raise_errors:
@@ -176,7 +185,30 @@ class Launch:
                 except concurrent.futures.TimeoutError:
                     self.store.update_experiment(self.experiment_id, heartbeat=time.time())
 
-    def _driver_on(self, connection: Connection, lease: DriverLease) -> Driver:
+    def _checkpoint_location(self) -> CheckpointLocation:
+        """Where this search's trials keep checkpoints; CheckpointStoreError, before any trial
+        starts, when that store cannot be written (a probe written and deleted)."""
+        record = self.store.experiment(self.name)
+        location = search_location(self.store.path, self.name, record.id, record.created, self.spec.to_dict())
+        CheckpointStore(location).probe()
+        return location
+
+    def _check_workers_reach(self, connection: Connection, location: CheckpointLocation) -> None:
+        """A worker reads a probe the driver wrote (hpnb's own local cluster shares this disk):
+        a store the spec names that workers cannot read is an error before any trial starts; the
+        default folder unseen by them is recorded with the search."""
+        if self.client is None and self.spec.resources.cluster == "local":
+            return
+        problem = workers_problem(connection.client, location)
+        if problem is None:
+            return
+        named = self.spec.checkpoints.store is not None
+        message = unreachable_message(location, problem, named)
+        if named:
+            raise CheckpointStoreError(message)
+        self.store.add_event(self.experiment_id, "checkpoint_store_unreachable", {"message": message})
+
+    def _driver_on(self, connection: Connection, lease: DriverLease, location: CheckpointLocation) -> Driver:
         """The driver of the search on ``connection``, rebuilt from what the store holds."""
         from hpnb.runner.dask_executor import DaskExecutor
 
@@ -192,7 +224,7 @@ class Launch:
             objective=self.objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
             store=self.store, executor=executor, strategy=strategy, stopping_rule=stopping_rule,
             recovered=recovered, budget=record.budget, parallel=parallel, scale=connection.scale,
-            lease=lease, on_change=self.on_change, on_end=self._ended,
+            lease=lease, on_change=self.on_change, on_end=self._ended, checkpoints=location,
         )
 
     def _learn_warm_start(self, strategy: Strategy) -> None:

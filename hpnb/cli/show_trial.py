@@ -10,8 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 from hpnb.cli.store_option import open_store
+from hpnb.core.store import ExperimentRecord
 from hpnb.core.trial_log import TrialLog, read_trial_log
 
 
@@ -19,14 +22,36 @@ def show_trial(args: argparse.Namespace) -> int:
     """Print the log of trial ``args.trial`` of ``args.name`` (exit 0); an unknown name or trial
     id is an error (exit 2) that names the ids the search has."""
     with open_store(args) as store:
-        log = read_trial_log(store, store.experiment(args.name), args.trial, time.time())
+        record = store.experiment(args.name)
+        log = read_trial_log(store, record, args.trial, time.time())
+        artifacts = trial_artifacts(store.path, record, args.trial)
     if getattr(args, "json", False):
         import json
 
-        print(json.dumps(log.to_json(), indent=1))
+        print(json.dumps({**log.to_json(), "artifacts": artifacts}, indent=1))
         return 0
-    sys.stdout.write("\n".join(trial_log_lines(args.name, log)) + "\n")
+    sys.stdout.write("\n".join([*trial_log_lines(args.name, log), *artifact_lines(artifacts)]) + "\n")
     return 0
+
+
+def trial_artifacts(store_path: Path, record: ExperimentRecord, trial_id: int) -> list[dict[str, Any]]:
+    """The trial's artifacts in its search's checkpoint store (none when that cannot be read)."""
+    from hpnb.runner.checkpoint_store import CheckpointStore, search_location
+
+    try:
+        location = search_location(store_path, record.name, record.id, record.created, record.spec)
+        return CheckpointStore(location).artifacts(int(trial_id))
+    except (OSError, ImportError, ValueError):
+        return []
+
+
+def artifact_lines(artifacts: list[dict[str, Any]]) -> list[str]:
+    """The artifacts as text: name, size and where the store keeps each."""
+    if not artifacts:
+        return []
+    width = max(len(a["name"]) for a in artifacts)
+    return ["", "artifacts", *(f"  {a['name']:<{width}}  {format_bytes(a['size']):>10}  {a['path']}"
+                               for a in artifacts)]
 
 
 def trial_log_lines(name: str, log: TrialLog) -> list[str]:

@@ -7,7 +7,7 @@ itself; all run on the driver thread, so nothing here is locked.
 Example:
     >>> context = DriverContext(name="demo", experiment_id=1, spec=spec, objective=train,  # doctest: +SKIP
     ...                         store=store, writer=writer, executor=executor, strategy=strategy,
-    ...                         stopping_rule=rule, checkpoints=files, public=DriverState())
+    ...                         stopping_rule=rule, checkpoints=refs, public=DriverState())
     >>> context.stop_all("stopped by the user")  # doctest: +SKIP
 """
 
@@ -25,7 +25,8 @@ from hpnb.core.spec import ExperimentSpec
 from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import ExperimentState
-from hpnb.runner.checkpoints import CheckpointFiles
+from hpnb.runner.checkpoint_refs import CheckpointRefs
+from hpnb.runner.checkpoint_store import CheckpointLocation
 from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.executor import Executor
 from hpnb.runner.store_writer import StoreWriter
@@ -64,7 +65,7 @@ class DriverContext:
     executor: Executor
     strategy: Strategy
     stopping_rule: StoppingRule
-    checkpoints: CheckpointFiles
+    checkpoints: CheckpointRefs
     public: DriverState
     #: the trial attempts submitted and not ended, by trial id
     running: dict[int, DrivenTrial] = field(default_factory=dict)
@@ -86,6 +87,8 @@ class DriverContext:
     scale: Callable[[int], None] | None = None
     #: the clock the driver measures grace periods and time limits with
     clock: Callable[[], float] = time.monotonic
+    #: the search's place in the checkpoint store, told to every attempt
+    location: CheckpointLocation | None = None
 
     @property
     def target(self) -> Objective:
@@ -102,7 +105,9 @@ class DriverContext:
         return TrialTask(self.name, trial.trial_id, trial.attempt, trial.params, self.spec.metric,
                          trial.checkpoint, decision_points=self.decision_points,
                          start_step=trial.start_step, verdict_timeout=VERDICT_TIMEOUT,
-                         objectives=self.objective_names)
+                         objectives=self.objective_names, checkpoints=self.location,
+                         fallback=tuple(c for c in self.checkpoints.candidates(trial.trial_id)
+                                        if c[0] != trial.checkpoint))
 
     def in_flight_limit(self) -> int:
         """How many attempts may be submitted at once.

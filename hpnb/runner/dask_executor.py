@@ -150,7 +150,8 @@ class DaskExecutor(Executor):
             if not outcome.get(LOG_IN_RESULT):
                 self._emit_outcome(*key, outcome)
         else:
-            self.sink(ResultBatch(*key, message["rows"], tuple(message.get("unanswered", ()))))
+            self.sink(ResultBatch(*key, message["rows"], tuple(message.get("unanswered", ())),
+                                  tuple(message.get("events", ()))))
 
     def capacity(self) -> int:
         """Worker threads, less those held by abandoned trials (see :class:`StuckThreads`); with

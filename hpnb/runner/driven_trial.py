@@ -32,7 +32,8 @@ class DrivenTrial:
     checkpoint_error: str | None = None
     worker: str | None = None
     lost_queued: int = 0
-    checkpoint: bytes | None = None
+    #: the reference of its latest checkpoint in the checkpoint store
+    checkpoint: str | None = None
     checkpoint_step: int | None = None
     seq_base: int = 0
     received_seq: int = 0

@@ -25,7 +25,8 @@ from hpnb.core.store import Store
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL, ExperimentState
 from hpnb.core.trial import Suggestion, TrialState
-from hpnb.runner.checkpoints import CheckpointFiles
+from hpnb.runner.checkpoint_refs import CheckpointRefs
+from hpnb.runner.checkpoint_store import CheckpointLocation, CheckpointStore, search_location
 from hpnb.runner.commands import Command, DriverCommands
 from hpnb.runner.context import DriverContext, DriverState
 from hpnb.runner.driven_trial import DrivenTrial
@@ -64,22 +65,24 @@ class Driver(threading.Thread):
                  name: str, store: Store, executor: Executor, strategy: Strategy,
                  stopping_rule: StoppingRule, recovered: Recovered, budget: int, parallel: int | None,
                  scale: Callable[[int], None] | None = None, lease: DriverLease | None = None,
-                 on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None
-                 ) -> None:
+                 on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None,
+                 checkpoints: CheckpointLocation | None = None) -> None:
         super().__init__(name=f"hpnb-driver-{name}", daemon=True)
         self.spec, self.name, self.experiment_id, self.store = spec, name, experiment_id, store
         self.executor, self.strategy, self.stopping_rule = executor, strategy, stopping_rule
         self.inbox: queue.Queue[Any] = queue.Queue()
         self.executor.sink = self.inbox.put
-        checkpoints = CheckpointFiles(store.path.parent / "checkpoints", experiment_id)
+        created = store.experiment_with_id(experiment_id).created
+        location = checkpoints or search_location(store.path, name, experiment_id, created, spec.to_dict())
+        refs = CheckpointRefs(CheckpointStore(location), recovered.checkpoints)
         self.writer = StoreWriter(store, experiment_id, strategy, stopping_rule, on_change,
-                                  on_checkpoint_stored=checkpoints.prune)
+                                  on_checkpoint_stored=refs.committed)
         capacity = executor.capacity()
         self.public = DriverState(budget=budget, parallel=parallel or capacity, started=recovered.started)
         self.context = DriverContext(
             name=name, experiment_id=experiment_id, spec=spec, objective=objective, store=store,
             writer=self.writer, executor=executor, strategy=strategy, stopping_rule=stopping_rule,
-            checkpoints=checkpoints, public=self.public, requeue=list(recovered.requeue),
+            checkpoints=refs, location=location, public=self.public, requeue=list(recovered.requeue),
             paused={r.trial_id: r for r in recovered.paused},
             decision_points=stopping_rule.decision_points() | strategy.decision_points(),
             auto_parallel=parallel is None, capacity=capacity, scale=scale)
@@ -286,6 +289,8 @@ class Driver(threading.Thread):
     # -- results ----------------------------------------------------------------------
     def _on_batch(self, batch: ResultBatch) -> None:
         trial = self.context.running.get(batch.trial_id)
+        for name, data in batch.events:  # what the worker noted (a checkpoint found missing)
+            self.writer.event(name, data)
         if batch.unanswered:
             self.writer.event("verdict_timeout", {"trial": batch.trial_id, "attempt": batch.attempt,
                                                   "steps": list(batch.unanswered)})
@@ -392,6 +397,7 @@ class Driver(threading.Thread):
             self._release_unfinished()
             self.writer.experiment(state=state.value, message=message)
             self.writer.flush()
+            self.context.checkpoints.sweep()
         except Exception:
             log.exception("hpnb could not record the end of search %s", self.name)
         finally:

@@ -28,7 +28,7 @@ class AttemptStarted:
 
 @dataclass(frozen=True)
 class ResultBatch:
-    """Results one attempt reported: rows of ``[seq, step, time, metrics, checkpoint]``, with a
+    """Results one attempt reported: rows of ``[seq, step, time, metrics, checkpoint reference]``, with a
     sixth item ``True`` on a row whose trial waits for a verdict (see :meth:`Executor.verdict`).
 
     Attributes:
@@ -39,6 +39,8 @@ class ResultBatch:
     attempt: int
     rows: list[list[Any]]
     unanswered: tuple[int, ...] = ()
+    #: ``[name, data]`` events the trial noted for the search (a checkpoint found missing).
+    events: tuple[list[Any], ...] = ()
 
 
 @dataclass(frozen=True)

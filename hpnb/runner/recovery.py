@@ -23,7 +23,7 @@ from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
 from hpnb.core.summary import record_objectives
 from hpnb.core.trial import TrialState
-from hpnb.runner.checkpoints import CheckpointFiles
+from hpnb.runner.checkpoint_store import check_ref
 from hpnb.runner.driven_trial import DrivenTrial
 
 _FINISHED = {s.value for s in TrialState if s.is_finished}
@@ -39,6 +39,8 @@ class Recovered:
     requeue: list[DrivenTrial] = field(default_factory=list)
     #: trials that were paused: the driver resumes them as a paused trial is (least advanced first)
     paused: list[DrivenTrial] = field(default_factory=list)
+    #: each trial's stored checkpoint: (reference, step)
+    checkpoints: dict[int, tuple[str, int | None]] = field(default_factory=dict)
 
 
 def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
@@ -59,10 +61,11 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
     recovered = Recovered(next_id=(trials[-1].trial_id + 1) if trials else 0, started=len(trials),
                           last_suggested=max([last] + [t.trial_id for t in trials]))
     last_seq = store.last_seq(record.id)
-    files = CheckpointFiles(store.path.parent / "checkpoints", record.id)
     for trial in trials:
+        if _readable(trial.checkpoint):
+            recovered.checkpoints[trial.trial_id] = (str(trial.checkpoint), trial.checkpoint_step)
         if trial.state not in _FINISHED:
-            driven = _driven_trial(trial, last_seq.get(trial.trial_id, 0), files)
+            driven = _driven_trial(trial, last_seq.get(trial.trial_id, 0))
             paused = trial.state == TrialState.PAUSED.value and driven.checkpoint is not None
             (recovered.paused if paused else recovered.requeue).append(driven)
     return recovered
@@ -104,16 +107,25 @@ def intermediate_values(store: Store, experiment_id: int) -> dict[int, dict[int,
     return values
 
 
-def _driven_trial(trial: TrialRecord, last_stored_seq: int, files: CheckpointFiles) -> DrivenTrial:
+def _readable(ref: str | None) -> bool:
+    """Whether ``ref`` is a checkpoint reference (a file name kept by hpnb before references
+    were paths in a checkpoint store is not: such a trial starts over)."""
+    try:
+        check_ref(ref or "")
+    except ValueError:
+        return False
+    return True
+
+
+def _driven_trial(trial: TrialRecord, last_stored_seq: int) -> DrivenTrial:
     """The driven trial of an unfinished trial, to run again from its checkpoint when it has one."""
     driven = DrivenTrial(trial.trial_id, dict(trial.params), retries=trial.retries, parent=trial.parent,
                            start=trial.start or 0.0, started=trial.start is not None,
                            last_stored_seq=last_stored_seq,
                            last_stored_step=trial.last_step, last_step=trial.last_step,
                            last_value=trial.value, best_value=trial.best, metrics=dict(trial.metrics))
-    if trial.checkpoint:
-        driven.checkpoint = files.read(trial.checkpoint)
-        driven.checkpoint_step = trial.checkpoint_step
+    if _readable(trial.checkpoint):
+        driven.checkpoint, driven.checkpoint_step = trial.checkpoint, trial.checkpoint_step
     driven.attempt = trial.retries
     driven.new_attempt(skip_through_step=trial.last_step)
     return driven

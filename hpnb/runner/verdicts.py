@@ -56,21 +56,20 @@ class Verdicts:
         if row.value is None:
             return self.user_pause(trial, waits=len(raw) > 5)
         step = row.step if row.step is not None else row.seq
-        return self.judge(trial, step, row.value, blob is not None, waits=len(raw) > 5)
+        return self.judge(trial, step, row.value, isinstance(blob, str), waits=len(raw) > 5)
 
-    def keep_checkpoint(self, trial: DrivenTrial, step: int | None, blob: bytes) -> None:
-        """Keep ``trial``'s latest checkpoint in memory and in its file."""
+    def keep_checkpoint(self, trial: DrivenTrial, step: int | None, ref: Any) -> None:
+        """A worker wrote a checkpoint (``ref``) or failed to (``{"error": why}``)."""
         c = self.context
-        trial.checkpoint = blob
-        trial.checkpoint_step = step
-        ref = c.checkpoints.write(trial.trial_id, blob)
-        if ref is not None:
+        if isinstance(ref, str):
+            trial.checkpoint, trial.checkpoint_step = ref, step
+            c.checkpoints.add(trial.trial_id, ref, step)
             c.writer.checkpoint(trial.trial_id, step, ref)
-        elif c.checkpoints.last_error != trial.checkpoint_error:
-            # kept in memory for retries and exploits, but not for a resume: say so once per trial
-            trial.checkpoint_error = c.checkpoints.last_error
-            c.writer.event("checkpoint_failed", {"trial": trial.trial_id, "step": step,
-                                                 "error": trial.checkpoint_error})
+            return
+        error = str(ref.get("error")) if isinstance(ref, dict) else f"not a checkpoint reference: {ref!r}"
+        if error != trial.checkpoint_error:  # the trial resumes from its previous one: say so once
+            trial.checkpoint_error = error
+            c.writer.event("checkpoint_failed", {"trial": trial.trial_id, "step": step, "error": error})
 
     def judge(self, trial: DrivenTrial, step: int, value: float, checkpointed: bool, waits: bool) -> str:
         """Let the strategy and the early-stopping rule see one result; the trial's verdict."""

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.runner.checkpoint_store import CheckpointLocation, CheckpointStore
 from hpnb.runner.executor import AttemptDone, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.worker.objective import TrialTask
 
@@ -46,7 +47,8 @@ class Start:
 
 @dataclass(frozen=True)
 class Report:
-    """One report batch of one row: ``step``, ``metrics`` and an optional checkpoint blob."""
+    """One report batch of one row: ``step``, ``metrics`` and an optional checkpoint (written to the
+    task's checkpoint store, as a worker writes it; :func:`checkpoint_of` reads it back)."""
 
     step: int | None
     metrics: Mapping[str, Any]
@@ -140,6 +142,7 @@ class ScriptedExecutor(Executor):
         return [task for task in self.submits if task.trial_id == trial_id]
 
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
+        _loaded[id(task)] = _read(task)  # what a worker starting the attempt would load
         attempt = self._attempts[(task.trial_id, task.attempt)] = _Attempt(
             task, deque(self._steps(task)), last_step=task.start_step)
         self.submits.append(task)
@@ -220,7 +223,9 @@ class ScriptedExecutor(Executor):
         elif isinstance(step, Report):
             attempt.seq += 1
             attempt.metrics.update(step.metrics)
-            row: list[Any] = [attempt.seq, step.step, time.time(), dict(step.metrics), step.checkpoint]
+            ref = None if step.checkpoint is None else CheckpointStore(_location(attempt.task)).write_object(
+                attempt.task.trial_id, step.step, step.checkpoint)
+            row: list[Any] = [attempt.seq, step.step, time.time(), dict(step.metrics), ref]
             if step.step is not None:
                 if attempt.task.decision_points.crossed(attempt.last_step, step.step):
                     row.append(True)
@@ -253,3 +258,24 @@ class ScriptedExecutor(Executor):
         worker = attempt.worker if outcome is not None else None
         self.sink(AttemptDone(attempt.task.trial_id, attempt.task.attempt, outcome, worker=worker,
                               reason=reason))
+
+
+def _location(task: TrialTask) -> CheckpointLocation:
+    if task.checkpoints is None:
+        raise ValueError(f"trial {task.trial_id}'s task names no checkpoint store")
+    return task.checkpoints
+
+
+#: what each submitted task's checkpoint held when it was submitted, by the task's id.
+_loaded: dict[int, Any] = {}
+
+
+def _read(task: TrialTask) -> Any:
+    if task.checkpoint is None:
+        return None
+    return CheckpointStore(_location(task)).read_object(task.checkpoint)
+
+
+def checkpoint_of(task: TrialTask) -> Any:
+    """What ``task`` resumed from: the object its checkpoint held when it was submitted, or None."""
+    return _loaded[id(task)] if id(task) in _loaded else _read(task)

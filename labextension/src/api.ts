@@ -180,12 +180,29 @@ export function viewUrl(
   return withQuery(`${experimentPath(name)}/${route}`, query);
 }
 
-/** Path of a trial's log. */
-export function trialLogUrl(name: string, trial: number): string {
+/** Path of one of a trial's routes (`logs`, `artifacts`). */
+function trialPath(name: string, trial: number, route: 'logs' | 'artifacts'): string {
   if (!Number.isInteger(trial) || trial < 0) {
     throw new ApiError(400, `not a trial id: ${JSON.stringify(trial)}`);
   }
-  return `${experimentPath(name)}/trials/${trial}/logs`;
+  return `${experimentPath(name)}/trials/${trial}/${route}`;
+}
+
+/** Path of a trial's log. */
+export function trialLogUrl(name: string, trial: number): string {
+  return trialPath(name, trial, 'logs');
+}
+
+/** Path of the list of a trial's artifacts. */
+export function trialArtifactsUrl(name: string, trial: number): string {
+  return trialPath(name, trial, 'artifacts');
+}
+
+/** A file a trial recorded with `hpnb.artifact`; `url` serves it (to an authenticated client). */
+export interface IArtifact {
+  name: string;
+  size: number;
+  url: string;
 }
 
 /** Path of the comparison of several experiments. */
@@ -285,6 +302,11 @@ export class HpnbClient {
   /** What a trial printed. */
   async trialLog(name: string, trial: number): Promise<ITrialLog> {
     return this.json<ITrialLog>(trialLogUrl(name, trial));
+  }
+
+  /** The files a trial recorded with `hpnb.artifact`, by name. */
+  async trialArtifacts(name: string, trial: number): Promise<IArtifact[]> {
+    return (await this.json<{ artifacts: IArtifact[] }>(trialArtifactsUrl(name, trial))).artifacts;
   }
 
   /** Asks a running experiment to stop; resolves once the flag is stored. */

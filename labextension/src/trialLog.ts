@@ -3,8 +3,8 @@
  * (stdout, stderr, its traceback), the worker it ran on and its peak memory.
  */
 
-import type { HpnbClient, ITrialLog } from './api';
-import { formatParams, logSummary } from './format';
+import type { HpnbClient, IArtifact, ITrialLog } from './api';
+import { formatBytes, formatParams, logSummary } from './format';
 import { element } from './resume';
 
 function block(title: string, text: string, className: string): HTMLElement {
@@ -59,6 +59,38 @@ export class TrialLogPanel {
       parts.push(block('stderr', log.stderr, 'hpnb-log-stderr'));
     }
     this.node.replaceChildren(...parts);
+    await this.showArtifacts(trialId);
+  }
+
+  /** Adds the trial's artifacts under its log: a download link each, images shown. */
+  private async showArtifacts(trialId: number): Promise<void> {
+    let artifacts: IArtifact[];
+    try {
+      artifacts = await this.client.trialArtifacts(this.experimentName, trialId);
+    } catch {
+      return; // a store without artifacts to show: the log is all there is
+    }
+    if (this.shown !== trialId || artifacts.length === 0) {
+      return;
+    }
+    const box = element('div', 'hpnb-log-block hpnb-artifacts');
+    box.append(element('div', 'hpnb-log-title', 'Artifacts'));
+    for (const artifact of artifacts) {
+      const line = element('div', 'hpnb-artifact');
+      const link = element('a', '', artifact.name);
+      link.href = artifact.url;
+      link.target = '_blank';
+      link.rel = 'noopener';
+      line.append(link, element('span', 'hpnb-artifact-size', ` ${formatBytes(artifact.size)}`));
+      if (/\.(png|jpe?g|gif|webp)$/i.test(artifact.name)) {
+        const image = element('img', 'hpnb-artifact-image');
+        image.src = artifact.url;
+        image.alt = artifact.name;
+        line.append(image);
+      }
+      box.append(line);
+    }
+    this.node.append(box);
   }
 
   /** Hides the panel. */

@@ -1,4 +1,4 @@
-import { ApiError, HpnbClient, MAX_PAGE, compareUrl, leaderboardUrl, resultsUrl, stopUrl, trialLogUrl, trialsUrl, viewUrl, type IResult } from '../src/api';
+import { ApiError, HpnbClient, MAX_PAGE, compareUrl, leaderboardUrl, resultsUrl, stopUrl, trialArtifactsUrl, trialLogUrl, trialsUrl, viewUrl, type IResult } from '../src/api';
 import { experimentAction, formatProgress } from '../src/format';
 
 describe('URLs', () => {
@@ -113,11 +113,13 @@ describe('view URLs', () => {
     expect(viewUrl('a', 'curves', { trial: 3 })).toBe('hpnb/api/experiments/a/curves?trial=3');
     expect(viewUrl('a', 'history', { order: 'end', trial: undefined })).toBe('hpnb/api/experiments/a/history?order=end');
     expect(trialLogUrl('a', 7)).toBe('hpnb/api/experiments/a/trials/7/logs');
+    expect(trialArtifactsUrl('a', 7)).toBe('hpnb/api/experiments/a/trials/7/artifacts');
     expect(compareUrl(['a', 'b.c'])).toBe('hpnb/api/compare?name=a&name=b.c');
   });
   it('refuses names and trial ids the server would refuse', () => {
     expect(() => compareUrl(['a', '../x'])).toThrow(ApiError);
     expect(() => trialLogUrl('a', -1)).toThrow(/not a trial id/);
     expect(() => trialLogUrl('a', 1.5)).toThrow(ApiError);
+    expect(() => trialArtifactsUrl('a', -2)).toThrow(/not a trial id/);
   });
 });

@@ -51,8 +51,8 @@ def _checkpointing_search(store, dask_client, name: str):
 
 
 def _wait_for_checkpoint_folder(store, search) -> None:
-    folder = store.path.parent / "checkpoints" / str(search.experiment_id)
-    wait_for(lambda: any(folder.glob("*")))
+    folder = store.path.parent / "checkpoints"
+    wait_for(lambda: any(folder.glob("*/trial-*/ckpt-*")))
 
 
 def _remove(folder: Path) -> None:

@@ -20,6 +20,7 @@ from hpnb.runner.driver import Driver
 from hpnb.runner.recovery import recover
 from hpnb.runner.worker.objective import TrialTask
 from hpnb.testing import Call, Done, Report, ScriptedExecutor, Start, pbt_toy
+from hpnb.testing.scripted_executor import checkpoint_of
 from tests.runner.test_driver_paths import build, events, never_called, reports, run, short_graces, steps
 
 __all__ = ["short_graces"]  # the graces fixture applies here too
@@ -65,7 +66,7 @@ def test_a_user_pause_frees_the_slot_and_resumes_from_the_checkpoint(store):
     first, second = run(driver)
     assert [(t.trial_id, t.attempt) for t in executor.submits] == [(0, 0), (1, 0), (0, 1)]
     resumed = executor.tasks(0)[1]
-    assert (resumed.checkpoint, resumed.start_step) == (b"at-2", 2)
+    assert (checkpoint_of(resumed), resumed.start_step) == (b"at-2", 2)
     assert (0, 0, 2, "pause") in executor.verdicts
     assert steps(driver, 0) == [1, 2, 3] and first.state == "COMPLETED" and first.retries == 0
     assert [e["trial"] for e in events(driver, "pause")] == [0]
@@ -105,7 +106,7 @@ def test_a_paused_trial_is_resumed_by_the_user_before_new_trials(store):
 def toy_member(max_steps: int):
     """A PBT toy member as a script: from its checkpoint's theta (or the start), one report a step."""
     def script(task: TrialTask) -> list[Any]:
-        theta = pickle.loads(task.checkpoint) if task.checkpoint else pbt_toy.START
+        theta = pickle.loads(checkpoint_of(task)) if task.checkpoint else pbt_toy.START
         played: list[Any] = [Start(f"w{task.trial_id % 2}")]
         for step in range((task.start_step or 0) + 1, max_steps + 1):
             theta = pbt_toy.surrogate_step(theta, task.params["h0"], task.params["h1"])
@@ -169,7 +170,7 @@ def test_asha_promotion_pauses_at_rungs_and_resumes_promoted_trials_from_their_c
                for t in trials[1:])
     for trial in trials:  # every step once: a promoted trial goes on after the step it paused at
         assert steps(driver, trial.trial_id) == list(range(1, (trial.last_step or 0) + 1))
-    assert [(t.start_step, t.checkpoint) for t in executor.tasks(0)] == [
+    assert [(t.start_step, checkpoint_of(t)) for t in executor.tasks(0)] == [
         (None, None), (1, b"at-1"), (3, b"at-3")]
     promoted = [(e["trial"], e["from_step"]) for e in events(driver, "resume") if e.get("by") == "promotion"]
     assert sorted(promoted) == [(0, 1), (0, 3), (1, 1), (2, 1)]

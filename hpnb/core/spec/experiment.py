@@ -30,6 +30,7 @@ from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.objectives import Objective
 from hpnb.core.space import SearchSpace
+from hpnb.core.spec.checkpoints import CheckpointsSpec, parse_checkpoints
 from hpnb.core.spec.objectives import parse_objectives
 from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
 from hpnb.core.spec.resources import Resources, parse_resources
@@ -53,7 +54,7 @@ from hpnb.core.strategies import STRATEGIES, strategy_class
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "parameters",
                   "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout",
-                  "enqueue", "warm_start")
+                  "enqueue", "warm_start", "checkpoints")
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 #: the budget of a sampling strategy when ``trials`` is not given.
@@ -111,6 +112,8 @@ class ExperimentSpec:
     enqueue: tuple[Mapping[str, Any], ...] = ()
     #: the stored search whose completed trials the strategy learns first (``warm_start: {from: NAME}``).
     warm_start: str | None = None
+    #: where trials keep their checkpoints and artifacts (``checkpoints: {store: URL, keep: N}``).
+    checkpoints: CheckpointsSpec = field(default_factory=CheckpointsSpec)
 
     def __post_init__(self) -> None:
         if not self.objectives:
@@ -141,6 +144,7 @@ class ExperimentSpec:
             "trial_timeout": self.trial_timeout,
             **({"enqueue": thaw(self.enqueue)} if self.enqueue else {}),
             **({"warm_start": {"from": self.warm_start}} if self.warm_start else {}),
+            **({"checkpoints": self.checkpoints.to_dict()} if self.checkpoints != CheckpointsSpec() else {}),
         }
 
 
@@ -241,6 +245,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         name=None if data.get("name") is None else check_experiment_name(data["name"]),
         timeout=parse_optional_duration(data.get("timeout"), "timeout"),
         trial_timeout=parse_optional_duration(data.get("trial_timeout"), "trial_timeout"),
+        checkpoints=parse_checkpoints(data.get("checkpoints")),
     )
 
 

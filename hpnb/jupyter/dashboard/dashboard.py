@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import HpnbError
 from hpnb.jupyter import warmup
-from hpnb.jupyter.dashboard import static, trial_log
+from hpnb.jupyter.dashboard import static, trial_artifacts, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import best_cell_code, copy_label, trial_cell_code
 from hpnb.jupyter.dashboard.data import objective_values
@@ -211,9 +211,19 @@ class Dashboard:
             self.widgets.log.value = trial_log.HINT
             return
         try:
-            self.widgets.log.value = trial_log.log_html(self.search.logs(trial_id))
+            log = trial_log.log_html(self.search.logs(trial_id))
+            self.widgets.log.value = log + self._artifacts(trial_id)
         except HpnbError as err:
             self.widgets.log.value = trial_log.error_html(trial_id, err)
+
+    def _artifacts(self, trial_id: int) -> str:
+        """The trial's artifacts under its log (nothing when its checkpoint store cannot be read)."""
+        try:
+            listed = self.search.artifacts(trial_id)
+            store = self.search.checkpoint_store()
+            return trial_artifacts.artifacts_html(listed, store.fs.cat_file)
+        except (OSError, ValueError, ImportError):
+            return ""
 
     def _cell_code(self, view: View) -> tuple[str, str]:
         """The code "Copy ... as a cell" inserts and the button's label ("": the usual one)."""

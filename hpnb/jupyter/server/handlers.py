@@ -225,6 +225,9 @@ def register_handlers(web_app: Any, store_path: Path) -> None:
     from hpnb.jupyter.server.view_routes import insight_routes  # its handlers build on HpnbHandler
 
     routes += insight_routes(url_path_join(web_app.settings["base_url"], "hpnb", "api"))
+    from hpnb.jupyter.server.artifacts_route import artifact_routes
+
+    routes += artifact_routes(base)
     from hpnb.jupyter.server.plotly_route import PlotlyModuleHandler
 
     plotly = url_path_join(web_app.settings["base_url"], "hpnb", "api", "plotly.js")

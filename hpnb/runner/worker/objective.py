@@ -11,8 +11,10 @@ from typing import Any
 
 from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.numbers import metric_number, metric_numbers
+from hpnb.runner.checkpoint_store import CheckpointLocation
 from hpnb.runner.worker.capture import capturing
-from hpnb.runner.worker.reporting import TrialChannel, TrialContext, TrialStopped, set_current
+from hpnb.runner.worker.reporting import TrialChannel, TrialContext, TrialStopped, send_pending, set_current
+from hpnb.runner.worker.trial_info import upload_trial_dir
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,8 @@ class TrialTask:
     attempt: int
     params: dict[str, Any]
     metric: str
-    checkpoint: bytes | None = None
+    #: the reference of the checkpoint to resume from (in ``checkpoints``), None on a fresh start.
+    checkpoint: str | None = None
     #: where the trial waits for the driver's verdict (the search's rules and strategy).
     decision_points: DecisionPoints = field(default_factory=DecisionPoints)
     #: the step the attempt continues from (its checkpoint's), None on a fresh start.
@@ -33,6 +36,14 @@ class TrialTask:
     verdict_timeout: float = 10.0
     #: every objective's metric, ``metric`` first, when the search has several.
     objectives: tuple[str, ...] = ()
+    #: the search's place in the checkpoint store (None: a folder in the temp dir).
+    checkpoints: CheckpointLocation | None = None
+    #: older checkpoints to fall back on when ``checkpoint`` is gone, newest first: (reference, step).
+    fallback: tuple[tuple[str, int | None], ...] = ()
+
+    def resume_from(self) -> tuple[tuple[str, int | None], ...]:
+        """Every checkpoint the attempt may resume from, newest first."""
+        return ((self.checkpoint, self.start_step), *self.fallback) if self.checkpoint else ()
 
 
 def takes_config(objective: Callable[..., Any], names: list[str]) -> bool:
@@ -116,9 +127,9 @@ def run_trial(objective: Callable[..., Any], task: TrialTask, channel: TrialChan
         "error": traceback or None, "log": what it printed}`` (``log``: a message of
         :meth:`~hpnb.core.trial_output.TrialOutput.to_message`, see :mod:`~hpnb.runner.worker.capture`).
     """
-    context = TrialContext(task.experiment, task.trial_id, task.attempt, channel, task.checkpoint,
-                           decision_points=task.decision_points, last_step=task.start_step,
-                           verdict_timeout=task.verdict_timeout)
+    context = TrialContext(task.experiment, task.trial_id, task.attempt, channel, task.resume_from(),
+                           task.checkpoints, dict(task.params), decision_points=task.decision_points,
+                           last_step=task.start_step, verdict_timeout=task.verdict_timeout)
     set_current(context)
     status, error, returned = "ok", None, None
     with capturing(task.experiment, task.trial_id, task.attempt) as captured:
@@ -130,6 +141,8 @@ def run_trial(objective: Callable[..., Any], task: TrialTask, channel: TrialChan
             status, error = "failed", traceback.format_exc()
         finally:
             try:
+                send_pending(context, None)  # a folder checkpoint no report went with
+                upload_trial_dir(context)
                 context.flush()
             finally:
                 set_current(None)

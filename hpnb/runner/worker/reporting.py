@@ -17,15 +17,17 @@ returns None, so the same objective runs plainly.
 
 from __future__ import annotations
 
-import pickle
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.numbers import metric_number, metric_numbers
+from hpnb.runner.checkpoint_store import CheckpointLocation
+from hpnb.runner.worker import checkpointing
 
 #: a batch is sent once it holds this many results ...
 BATCH_SIZE = 200
@@ -69,7 +71,11 @@ class TrialContext:
     trial_id: int
     attempt: int
     channel: TrialChannel
-    checkpoint: bytes | None = None
+    #: the checkpoints this attempt may resume from, newest first: (reference, step).
+    resume_from: tuple[tuple[str, int | None], ...] = ()
+    #: the search's place in the checkpoint store.
+    location: CheckpointLocation | None = None
+    params: dict[str, Any] = field(default_factory=dict)
     seq: int = 0
     buffer: list[list[Any]] = field(default_factory=list)
     last_send: float = field(default_factory=time.monotonic)
@@ -83,11 +89,19 @@ class TrialContext:
     stop_reason: str = "by the driver"
     #: decision steps at which no verdict came in time, not yet told to the driver.
     unanswered: list[int] = field(default_factory=list)
+    #: the checkpoint resumed from and its manifest once looked up (empty: none exists).
+    resolved: tuple[str, dict[str, Any]] | tuple[()] | None = None
+    #: ``[name, data]`` events for the driver to record (a checkpoint found missing).
+    events: list[list[Any]] = field(default_factory=list)
+    #: a folder checkpoint made by ``checkpoint_dir``, not yet sent: (step, reference or error).
+    pending_checkpoint: tuple[int | None, Any] | None = None
+    #: the trial's own folder once asked for (``hpnb.current_trial().dir``).
+    trial_dir: Path | None = None
     #: whether :func:`report` raised :class:`TrialStopped` in this attempt (a framework callback
     #: catches it to end its training loop: the attempt still ends as stopped).
     stop_raised: bool = False
 
-    def add(self, step: int | None, metrics: dict[str, Any], checkpoint: bytes | None) -> None:
+    def add(self, step: int | None, metrics: dict[str, Any], checkpoint: Any) -> None:
         self.seq += 1
         row: list[Any] = [self.seq, step, time.time(), metrics, checkpoint]
         if step is not None:
@@ -117,11 +131,13 @@ class TrialContext:
 
     def flush(self) -> None:
         # a batch may carry no rows: a wait in vain at the last decision step must still be told
-        if self.buffer or self.unanswered:
+        if self.buffer or self.unanswered or self.events:
             rows, self.buffer = self.buffer, []
             batch: dict[str, Any] = {"trial": self.trial_id, "attempt": self.attempt, "rows": rows}
             if self.unanswered:
                 batch["unanswered"], self.unanswered = self.unanswered, []
+            if self.events:
+                batch["events"], self.events = self.events, []
             self.channel.send(batch)
         self.last_send = time.monotonic()
 
@@ -143,7 +159,8 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
 
     Args:
         step: the training step (epoch, iteration) these metrics belong to.
-        checkpoint: any picklable object to resume from (kept: the latest one).
+        checkpoint: any picklable object to resume from, or the path of a folder (written to
+            the checkpoint store by this worker; kept: the latest ones).
         **metrics: metric values, e.g. ``val_loss=0.3``.
 
     Raises:
@@ -160,8 +177,13 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
     if step is not None and type(step) is not int:
         step = _step_number(step)
     clean = metric_numbers(metrics)
-    blob = None if checkpoint is None else pickle.dumps(checkpoint, protocol=pickle.HIGHEST_PROTOCOL)
-    context.add(step, clean, blob)
+    send_pending(context, step)
+    ref = None
+    if checkpoint is not None:
+        ref = checkpointing.save(context, step, checkpoint)
+    elif context.pending_checkpoint is not None:
+        ref, context.pending_checkpoint = context.pending_checkpoint[1], None
+    context.add(step, clean, ref)
     if context.stop_requested:
         context.flush()
         context.stop_raised = True
@@ -172,7 +194,9 @@ def load_checkpoint() -> Any:
     """The checkpoint this trial should resume from, or None on a fresh start.
 
     Set after a retry (the trial's own latest checkpoint) or a population-based
-    training exploit (the donor's checkpoint).
+    training exploit (the donor's checkpoint). A picklable checkpoint is returned as
+    the object; a folder checkpoint (:func:`hpnb.checkpoint_dir`) as the path of a local
+    folder holding its files (treat it as read-only).
 
     Example:
         >>> import hpnb
@@ -180,9 +204,18 @@ def load_checkpoint() -> Any:
         True
     """
     context = current()
-    if context is None or context.checkpoint is None:
+    if context is None or not context.resume_from:
         return None
-    return pickle.loads(context.checkpoint)
+    return checkpointing.load(context)
+
+
+def send_pending(context: TrialContext, step: int | None) -> None:
+    """Send a folder checkpoint of another step than ``step`` (or of the attempt's end: None)
+    in a row of its own, so that its step is the one recorded with it."""
+    pending = context.pending_checkpoint
+    if pending is not None and (step is None or pending[0] != step):
+        context.pending_checkpoint = None
+        context.add(pending[0], {}, pending[1])
 
 
 def _step_number(step: Any) -> int:

@@ -1,0 +1,68 @@
+"""Objectives of the checkpoint tests, shipped to Dask workers by value (see conftest)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import hpnb
+
+#: a 1x1 PNG.
+TINY_PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+                         "0000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+def saves_folders(x: float, steps: int = 4, kill_at: int | None = None) -> dict[str, float]:
+    """A training loop that saves a folder checkpoint (two files) each step, writes a log in its own
+    ``dir`` and an artifact; the first run SIGKILLs its worker after step ``kill_at``'s checkpoint."""
+    trial = hpnb.current_trial()
+    assert trial is not None
+    folder = hpnb.load_checkpoint()
+    weights = 0.0 if folder is None else float((Path(folder) / "weights.txt").read_text())
+    meta = None if folder is None else json.loads((Path(folder) / "meta" / "state.json").read_text())
+    start = 0 if meta is None else meta["step"] + 1
+    assert start == (0 if trial.resume_step is None else trial.resume_step + 1)
+    with open(trial.dir / "train.log", "a") as log:
+        log.write(f"attempt {trial.attempt} from {start}\n")
+    for step in range(start, steps):
+        weights += x
+        with hpnb.checkpoint_dir(step=step) as saved:
+            (saved / "weights.txt").write_text(repr(weights))
+            (saved / "meta").mkdir()
+            (saved / "meta" / "state.json").write_text(json.dumps({"step": step}))
+        hpnb.report(step=step, loss=weights, started_at=start, attempt=trial.attempt)
+        if step == kill_at and trial.attempt == 0:
+            time.sleep(0.3)  # let the report with this checkpoint leave the worker
+            os.kill(os.getpid(), signal.SIGKILL)
+    (trial.dir / "predictions.csv").write_text("x,y\n1,2\n")
+    hpnb.artifact(trial.dir / "predictions.csv", name="out/predictions.csv")
+    hpnb.artifact(trial.dir / "train.log")
+    (trial.dir / "tiny.png").write_bytes(TINY_PNG)
+    hpnb.artifact(trial.dir / "tiny.png")
+    import plotly.graph_objects as go
+
+    hpnb.artifact(go.Figure(go.Scatter(y=[3, 2, 1])), name="plots/curve.png")
+    return {"loss": weights}
+
+
+def loses_its_latest(x: float, steps: int = 6, kill_at: int = 3) -> dict[str, float]:
+    """Checkpoints every step; the first run deletes the checkpoint it just wrote at ``kill_at``
+    from the store (a folder) and SIGKILLs its worker: the retry must start from the one before."""
+    trial = hpnb.current_trial()
+    assert trial is not None
+    state = hpnb.load_checkpoint()
+    start = 0 if state is None else state["step"] + 1
+    for step in range(start, steps):
+        hpnb.report(step=step, loss=x + step, started_at=start, checkpoint={"step": step})
+        if step == kill_at and trial.attempt == 0:
+            time.sleep(0.5)  # the driver has the reference
+            trial_folder = trial.dir.parent
+            newest = max(trial_folder.glob("ckpt-*"), key=lambda p: int(p.name.split("-")[1]))
+            shutil.rmtree(newest)
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.01)
+    return {"loss": x + steps}

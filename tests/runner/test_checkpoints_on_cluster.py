@@ -1,0 +1,164 @@
+"""Checkpoints by reference, folder checkpoints, a trial's own context and artifacts, on a real Dask
+cluster, with the checkpoint store a folder and a real S3-compatible server (moto's)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+
+import cloudpickle
+import pytest
+
+import hpnb
+from hpnb.cli import main as cli_main
+from hpnb.jupyter.dashboard import trial_artifacts
+from hpnb.runner.checkpoint_store import CheckpointStoreError
+from tests.runner import checkpointing_objectives, objectives
+
+cloudpickle.register_pickle_by_value(checkpointing_objectives)
+
+TWO = {"name": "fixed", "configs": [{"x": 1.0}, {"x": 2.0}]}
+
+
+def steps_of(store, search, trial_id: int) -> list[int | None]:
+    return [r.step for r in store.results(search.experiment_id, trial_id=trial_id)]
+
+
+def kinds(store, search) -> list[str]:
+    return [e["kind"] for e in store.events(search.experiment_id)]
+
+
+def test_folder_checkpoints_resume_after_a_killed_worker_with_the_trials_dir_and_artifacts(
+        store, dask_client, capsys):
+    search = hpnb.search(partial(checkpointing_objectives.saves_folders, steps=4, kill_at=1), name="folders",
+                         store=store, client=dask_client, metric="loss", strategy=TWO,
+                         parameters={"x": [1.0, 2.0]}, retries=2, parallel=1).wait(120)
+    assert search.state == "COMPLETED", search.message
+    for trial in store.trials(search.experiment_id):
+        assert (trial.state, trial.retries) == ("COMPLETED", 1)
+        rows = store.results(search.experiment_id, trial_id=trial.trial_id)
+        assert [r.step for r in rows] == [0, 1, 2, 3]
+        assert rows[-1].metrics["started_at"] == 2  # the retry loaded the folder of step 1
+        assert rows[-1].value == pytest.approx(4 * (trial.trial_id + 1.0))  # its weights carried on
+        names = [a["name"] for a in search.artifacts(trial.trial_id)]
+        assert names[:2] == ["out/predictions.csv", "plots/curve.html"] or names[1] == "plots/curve.png"
+        assert names[2:] == ["tiny.png", "train.log"]
+        # the dashboard's panel under the trial's log: the image inline
+        panel = trial_artifacts.artifacts_html(search.artifacts(trial.trial_id),
+                                               search.checkpoint_store().fs.cat_file)
+        assert "<code>tiny.png</code>" in panel and "src='data:image/png;base64," in panel
+        log = Path(next(a["path"] for a in search.artifacts(trial.trial_id) if a["name"] == "train.log"))
+        assert log.read_text() == "attempt 0 from 0\nattempt 1 from 2\n"  # its dir survived the retry
+    folders = list((store.path.parent / "checkpoints").glob("folders-*/trial-*/ckpt-*"))
+    assert len(folders) == 2  # keep: 1 per trial, the others deleted once a newer one was stored
+    assert cli_main(["show", "folders", "--trial", "1", "--store", str(store.path)]) == 0
+    assert "out/predictions.csv" in capsys.readouterr().out
+
+
+def test_a_checkpoint_deleted_from_the_store_resumes_from_the_one_before(store, dask_client):
+    search = hpnb.search(partial(checkpointing_objectives.loses_its_latest, steps=6, kill_at=3),
+                         name="lost-latest", store=store, client=dask_client, metric="loss",
+                         strategy={"name": "fixed", "configs": [{"x": 0.0}]}, parameters={"x": [0.0]},
+                         checkpoints={"keep": 2}, retries=2).wait(120)
+    assert search.state == "COMPLETED", search.message
+    rows = store.results(search.experiment_id, trial_id=0)
+    assert [r.step for r in rows] == list(range(6))
+    assert rows[-1].metrics["started_at"] == 3  # from step 2's checkpoint: step 3's was gone
+    missing = [e["data"] for e in store.events(search.experiment_id) if e["kind"] == "checkpoint_missing"]
+    assert [m["step"] for m in missing] == [3]
+
+
+def test_a_store_that_cannot_be_written_fails_before_anything_starts(store, dask_client, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(CheckpointStoreError, match="cannot write to"):
+        hpnb.search(objectives.quadratic, name="unwritable", store=store, client=dask_client, metric="loss",
+                    parameters={"x": [0.0]}, checkpoints={"store": str(blocker / "ckpt")})
+    assert store.find_experiment("unwritable") is None
+
+
+@pytest.fixture(scope="module")
+def remote_client(s3_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """Two worker processes that share no folder with the driver: their temp folder is their own,
+    and they reach checkpoints only through the S3 server."""
+    from distributed import Client, LocalCluster
+
+    worker_tmp = tmp_path_factory.mktemp("worker-disk")
+    env = {k: os.environ[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION",
+                                      "AWS_ENDPOINT_URL")}
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                           env={**env, "TMPDIR": str(worker_tmp)})
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _block_local_checkpoints(store) -> None:
+    """A file where the driver's default checkpoint folder would be: nothing can be kept there."""
+    (store.path.parent / "checkpoints").write_text("the checkpoints are in S3")
+
+
+def test_on_s3_a_killed_worker_resumes_from_its_folder_checkpoint(store, remote_client, s3_url):
+    _block_local_checkpoints(store)
+    objective = partial(checkpointing_objectives.saves_folders, steps=4, kill_at=1)
+    search = hpnb.search(objective, name="s3-folders", store=store, client=remote_client, metric="loss",
+                         strategy=TWO, parameters={"x": [1.0, 2.0]}, retries=2, parallel=1,
+                         checkpoints={"store": f"{s3_url}/folders"}).wait(120)
+    assert search.state == "COMPLETED", search.message
+    for trial in store.trials(search.experiment_id):
+        rows = store.results(search.experiment_id, trial_id=trial.trial_id)
+        assert [r.step for r in rows] == [0, 1, 2, 3] and rows[-1].metrics["started_at"] == 2
+        assert trial.checkpoint is not None and trial.retries == 1
+        artifacts = search.artifacts(trial.trial_id)
+        assert [a["name"] for a in artifacts if a["name"].endswith((".csv", ".log"))] == [
+            "out/predictions.csv", "train.log"]
+        assert all(a["path"].startswith("hpnb-tests/folders/") for a in artifacts)
+    assert "checkpoint_failed" not in kinds(store, search)
+
+
+def test_on_s3_population_based_training_exploits_across_workers(store, remote_client, s3_url):
+    _block_local_checkpoints(store)
+    remote_client.run(lambda: __import__("hpnb.testing.pbt_toy"))
+    search = hpnb.search(
+        partial(objectives.toy_member, steps=120, pause=0.02), name="s3-pbt", store=store,
+        client=remote_client, metric="q", mode="max", seed=0, parallel=2,
+        checkpoints={"store": f"{s3_url}/pbt"},
+        parameters={"h0": {"min": 0.0, "max": 1.0}, "h1": {"min": 0.0, "max": 1.0}},
+        strategy={"name": "pbt", "population": 2, "ready": 4, "explore": "resample",
+                  "resample_probability": 1.0, "initial": [{"h0": 1.0, "h1": 0.0}, {"h0": 0.0, "h1": 0.6}]},
+    ).wait(180)
+    assert search.state == "COMPLETED", search.message
+    assert "exploit" in kinds(store, search)
+    rows = store.results(search.experiment_id)
+    # a restarted member loaded, from S3, a checkpoint another worker process wrote
+    assert any(r.metrics["loaded_from"] not in (-1, r.metrics["pid"]) for r in rows)
+
+
+def test_a_store_the_workers_cannot_read_is_an_error_before_any_trial(store, s3_url):
+    """The driver reaches the S3 server; the workers are pointed at another one (a process of its own,
+    so it shares no bucket), which lacks the bucket."""
+    from distributed import Client, LocalCluster
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    other = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {k: os.environ[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")}
+    try:
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                          env={**env, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}) as cluster, \
+                Client(cluster) as client:
+            with pytest.raises(CheckpointStoreError, match="the workers cannot read 's3://hpnb-tests/elsewhere'"):
+                hpnb.search(objectives.quadratic, name="unseen", store=store, client=client, metric="loss",
+                            parameters={"x": [0.0]}, checkpoints={"store": f"{s3_url}/elsewhere"})
+    finally:
+        other.terminate()
+        other.wait(10)
+    assert store.trials(store.experiment("unseen").id) == []
