@@ -1,7 +1,48 @@
 /**
- * How hpnb's dashboards look (colours, digits of numbers, axis rules): one
- * JavaScript module of the Python package, which the cell's dashboard reads
- * too, bundled here by the extension's build.
+ * How hpnb's dashboards look, in the notebook's cell and in the JupyterLab view:
+ * colours, digits of numbers, axis rules. One definition: `jlpm build`
+ * (scripts/build-widget.js) writes it into the Python package as
+ * hpnb/jupyter/dashboard/look.js, whose object (kept strict JSON here) the
+ * cell's dashboard reads (look.py).
  */
 
-export * from '../../hpnb/jupyter/dashboard/look.js';
+/** The shape of the look. */
+export interface ILook {
+  colors: {
+    best: string;
+    selected: string;
+    running: string;
+    completed: string;
+    faded: string;
+    states: Record<string, string>;
+  };
+  numbers: { significant: number };
+  axes: { log_tick_format: string; log_title_suffix: string };
+}
+
+export const LOOK: ILook = {
+  "colors": {
+    "best": "#2ca02c",
+    "selected": "#d62728",
+    "running": "#f58518",
+    "completed": "#4c78a8",
+    "faded": "#9e9e9e",
+    "states": {
+      "RUNNING": "#f58518",
+      "COMPLETED": "#2ca02c",
+      "STOPPED": "#7f7f7f",
+      "FAILED": "#d62728",
+      "INTERRUPTED": "#9467bd",
+      "CREATED": "#4c78a8",
+      "PAUSED": "#8c564b",
+      "PENDING": "#4c78a8"
+    }
+  },
+  "numbers": {
+    "significant": 4
+  },
+  "axes": {
+    "log_tick_format": ".2~e",
+    "log_title_suffix": " (log)"
+  }
+};

@@ -1,29 +1,34 @@
-// How hpnb's dashboards look, in the notebook's cell and in the JupyterLab view: colours, digits
-// of numbers, axis rules. One definition: hpnb/jupyter/dashboard/look.py reads the object below
-// (strict JSON), and the Lab extension bundles this module.
+// Built from labextension/src/look.ts by `jlpm build` (scripts/build-widget.js): do not edit.
+/**
+ * How hpnb's dashboards look, in the notebook's cell and in the JupyterLab view:
+ * colours, digits of numbers, axis rules. One definition: `jlpm build`
+ * (scripts/build-widget.js) writes it into the Python package as
+ * hpnb/jupyter/dashboard/look.js, whose object (kept strict JSON here) the
+ * cell's dashboard reads (look.py).
+ */
 export const LOOK = {
-  "colors": {
-    "best": "#2ca02c",
-    "selected": "#d62728",
-    "running": "#f58518",
-    "completed": "#4c78a8",
-    "faded": "#9e9e9e",
-    "states": {
-      "RUNNING": "#f58518",
-      "COMPLETED": "#2ca02c",
-      "STOPPED": "#7f7f7f",
-      "FAILED": "#d62728",
-      "INTERRUPTED": "#9467bd",
-      "CREATED": "#4c78a8",
-      "PAUSED": "#8c564b",
-      "PENDING": "#4c78a8"
+    "colors": {
+        "best": "#2ca02c",
+        "selected": "#d62728",
+        "running": "#f58518",
+        "completed": "#4c78a8",
+        "faded": "#9e9e9e",
+        "states": {
+            "RUNNING": "#f58518",
+            "COMPLETED": "#2ca02c",
+            "STOPPED": "#7f7f7f",
+            "FAILED": "#d62728",
+            "INTERRUPTED": "#9467bd",
+            "CREATED": "#4c78a8",
+            "PAUSED": "#8c564b",
+            "PENDING": "#4c78a8"
+        }
+    },
+    "numbers": {
+        "significant": 4
+    },
+    "axes": {
+        "log_tick_format": ".2~e",
+        "log_title_suffix": " (log)"
     }
-  },
-  "numbers": {
-    "significant": 4
-  },
-  "axes": {
-    "log_tick_format": ".2~e",
-    "log_title_suffix": " (log)"
-  }
 };

@@ -1,5 +1,6 @@
 """How the dashboard looks, shared with the JupyterLab extension: colours, digits of numbers and
-axis rules, read from ``look.js`` (an object in strict JSON, which the Lab's bundle imports).
+axis rules, read from ``look.js`` (an object in strict JSON), which the Lab extension's build writes
+from its source ``labextension/src/look.ts``.
 
 Example:
     >>> COLORS["best"], SIGNIFICANT
