@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hpnb.jupyter.dashboard.insight import HistoryPlot
-
 from hpnb.jupyter.dashboard import look
 from hpnb.jupyter.dashboard.insight_figures import make_history_figure, update_history
+from hpnb.jupyter.dashboard.plot_samples import HistoryPlot
 
 LAB_LOOK = Path(__file__).resolve().parents[2] / "labextension" / "src" / "look.ts"
 
@@ -23,6 +22,7 @@ def test_the_history_draws_best_so_far_and_the_selected_trial_in_the_shared_colo
     assert mark["marker"]["color"] == look.COLORS["selected"]
 
 
-def test_the_lab_bundles_the_same_module_the_cell_reads():
-    assert "hpnb/jupyter/dashboard/look.js" in LAB_LOOK.read_text()
+def test_the_cell_reads_the_look_the_lab_bundles():
+    lab = LAB_LOOK.read_text()
+    assert all(f'"{role}": "{colour}"' in lab for role, colour in look.COLORS.items())
     assert look.SIGNIFICANT == 4 and look.LOG_TICKS.endswith("e") and look.LOG_SUFFIX == " (log)"
