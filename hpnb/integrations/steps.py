@@ -1,8 +1,8 @@
 """What every framework callback does at the end of a step: report, keep state, learn of a stop.
 
 The callbacks of :mod:`hpnb.integrations` call only these functions, so how a framework's
-state is kept (today a pickled object through :func:`hpnb.report`'s ``checkpoint``) is
-decided here alone.
+state is kept (a pickled object through :func:`hpnb.report`'s ``checkpoint``, or a folder of the
+framework's own files through :func:`hpnb.checkpoint_dir`) is decided here alone.
 
 Example:
     >>> report_step(3, {"val_loss": 0.25}, state={"weights": [1.0]})  # outside a search: go on
@@ -13,9 +13,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+from hpnb.runner.worker.checkpointing import checkpoint_dir
 from hpnb.runner.worker.reporting import TrialStopped, current, load_checkpoint, report
 
 
@@ -35,6 +37,15 @@ def report_step(step: int, metrics: Mapping[str, Any], state: Any = None) -> boo
     except TrialStopped:
         return True
     return False
+
+
+def report_step_saving(step: int, metrics: Mapping[str, Any], save: Callable[[Path], None]) -> bool:
+    """Like :func:`report_step`, with the state written by ``save`` into a new checkpoint folder
+    (in a search only: outside one nothing is written)."""
+    if in_search():
+        with checkpoint_dir(step=step) as folder:
+            save(folder)
+    return report_step(step, metrics)
 
 
 def saved_state() -> Any:
