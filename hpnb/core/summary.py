@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hpnb.core.non_domination import non_domination_ranks, pareto_order
@@ -276,6 +276,28 @@ def strategy_choice(saved: Mapping[str, Any] | None) -> str | None:
         return None
     current = state.get("choice")
     return reason if not current or reason.startswith(f"{current}:") else f"{reason}; now {current}"
+
+
+def with_limit(summary: SearchSummary, slots: Mapping[str, Any] | None) -> SearchSummary:
+    """``summary`` saying what limits its running count, from the driver's latest ``slots`` event
+    (``{"data": {"slots": 4, "limited_by": "gpu"}}``), while the search is active.
+
+    Example:
+        >>> s = SearchSummary(name="s", state=ExperimentState.RUNNING, metric="loss", mode="min",
+        ...                   strategy="random", budget=8, parallel=8, counts={}, created=0.0,
+        ...                   updated=0.0, elapsed=0.0, message=None, driver=None)
+        >>> with_limit(s, {"kind": "slots", "data": {"slots": 4, "limited_by": "gpu"}}).limited_by
+        'gpu'
+    """
+    if summary.limited_by is not None or slots is None or not summary.state.is_active:
+        return summary
+    limited = (slots.get("data") or {}).get("limited_by")
+    return replace(summary, limited_by=limited) if isinstance(limited, str) else summary
+
+
+def latest_event(events: Sequence[Mapping[str, Any]], kind: str) -> Mapping[str, Any] | None:
+    """The newest of ``events`` (oldest first, as the store gives them) of ``kind``, or None."""
+    return next((e for e in reversed(events) if e.get("kind") == kind), None)
 
 
 def front_entry(trial: TrialRecord, objectives: Sequence[Objective]) -> dict[str, Any]:

@@ -49,6 +49,8 @@ export interface IExperimentSummary {
   stopped: number;
   /** Trials a dead driver left running or pending. */
   interrupted?: number;
+  /** The per-trial resource that lets fewer trials run than `parallel` asks (the experiment's own route, while it runs). */
+  limited_by?: string | null;
   /** `host:pid` of the driving process, when one ever claimed it. */
   driver?: string | null;
   /** Null with several objectives: they have a front. */

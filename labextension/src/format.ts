@@ -67,7 +67,8 @@ export function formatAge(epochSeconds: number | null | undefined, now: number):
 
 /**
  * `12 / 40` trials done, with running, interrupted and failed counts when
- * there are any (interrupted: trials a dead driver left unfinished).
+ * there are any (interrupted: trials a dead driver left unfinished), and what
+ * limits the running count (`4 running, limited by gpu`).
  */
 export function formatProgress(progress: {
   done: number;
@@ -75,11 +76,13 @@ export function formatProgress(progress: {
   running: number;
   failed: number;
   interrupted?: number;
+  limited_by?: string | null;
 }): string {
   const total = progress.budget === null ? '?' : String(progress.budget);
   const parts = [`${progress.done} / ${total}`];
   if (progress.running > 0) {
-    parts.push(`${progress.running} running`);
+    const limit = progress.limited_by ? `, limited by ${progress.limited_by}` : '';
+    parts.push(`${progress.running} running${limit}`);
   }
   if ((progress.interrupted ?? 0) > 0) {
     parts.push(`${progress.interrupted} interrupted`);

@@ -79,6 +79,12 @@ describe('progress', () => {
     );
     expect(formatProgress({ done: 2, budget: 10, running: 1, interrupted: 0, failed: 0 })).toBe('2 / 10 · 1 running');
   });
+  it('says what limits the running count when the route tells it', () => {
+    expect(formatProgress({ done: 2, budget: 40, running: 4, failed: 0, limited_by: 'gpu' })).toBe(
+      '2 / 40 · 4 running, limited by gpu'
+    );
+    expect(formatProgress({ done: 2, budget: 40, running: 4, failed: 0, limited_by: null })).toBe('2 / 40 · 4 running');
+  });
   it('clamps the fraction to [0, 1]', () => {
     expect(progressFraction(5, 10)).toBe(0.5);
     expect(progressFraction(15, 10)).toBe(1);

@@ -273,3 +273,17 @@ class TrialStore(StoreBase):
             return [{"id": i, "time": t, "kind": k, "data": codec.loads(d)} for i, t, k, d in rows]
 
         return self._read(work, [])
+
+    def last_event(self, experiment_id: int, kind: str) -> dict[str, Any] | None:
+        """The experiment's newest event of ``kind`` (as :meth:`events` gives it), or None."""
+
+        def work(conn: sqlite3.Connection) -> dict[str, Any] | None:
+            row = conn.execute(
+                "SELECT id, time, kind, data FROM events WHERE experiment_id = ? AND kind = ? "
+                "ORDER BY id DESC LIMIT 1",
+                (experiment_id, kind),
+            ).fetchone()
+            return None if row is None else {"id": row[0], "time": row[1], "kind": row[2],
+                                             "data": codec.loads(row[3])}
+
+        return self._read(work, None)

@@ -15,7 +15,7 @@ from typing import Any
 
 from hpnb.core.space import SearchSpace
 from hpnb.core.store import ExperimentRecord, ResultRow, Store, TrialRecord
-from hpnb.core.summary import ExperimentState, experiment_state
+from hpnb.core.summary import ExperimentState, experiment_state, latest_event, with_limit
 from hpnb.jupyter.dashboard import data
 
 #: at most this many result rows are read per update (the rest come with the next one).
@@ -102,6 +102,7 @@ class DashboardModel:
         header = data.header(experiment, self.trials, now)
         if state is not None and state != header.summary.state:
             header = replace(header, summary=replace(header.summary, state=ExperimentState(state)))
+        header = replace(header, summary=with_limit(header.summary, latest_event(self.events, "slots")))
         metrics = list(self.curves.metrics)
         if experiment.metric in metrics:
             metrics.remove(experiment.metric)

@@ -80,6 +80,8 @@ def counts_html(header: data.Header) -> str:
     summary = header.summary
     parts = [f"{summary.count(s)} {s.value.lower()}" for s in COUNTED
              if s in ALWAYS_COUNTED or summary.count(s)]
+    if summary.limited_by:  # the resources let fewer run than parallel asks: "4 running, limited by gpu"
+        parts[0] += f", limited by {html.escape(summary.limited_by)}"
     return " &middot; ".join([f"{summary.done}/{summary.budget} done", *parts,
                               f"elapsed {duration(summary.elapsed)}", f"ETA {duration(header.eta)}"])
 

@@ -138,7 +138,8 @@ class ExperimentsHandler(HpnbHandler):
 
 class ExperimentHandler(SearchRoute):
     def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
-        return {**experiment_json(record, trials_of(store, record)), "spec": record.spec}
+        shown = experiment_json(record, trials_of(store, record), store.last_event(record.id, "slots"))
+        return {**shown, "spec": record.spec}
 
 
 class TrialsHandler(SearchRoute):

@@ -13,7 +13,14 @@ import time
 from typing import Any
 
 from hpnb.core.store import ExperimentRecord, ResultRow, TrialRecord
-from hpnb.core.summary import ExperimentState, experiment_state, summarize, trial_score, trial_state
+from hpnb.core.summary import (
+    ExperimentState,
+    experiment_state,
+    summarize,
+    trial_score,
+    trial_state,
+    with_limit,
+)
 
 
 def _number(value: float | None) -> float | None:
@@ -23,10 +30,13 @@ def _number(value: float | None) -> float | None:
     return value
 
 
-def experiment_json(record: ExperimentRecord, trials: list[TrialRecord]) -> dict[str, Any]:
+def experiment_json(record: ExperimentRecord, trials: list[TrialRecord],
+                    slots: dict[str, Any] | None = None) -> dict[str, Any]:
     """One experiment as :func:`hpnb.core.summary.summarize` tells it (state, progress, best
-    trial, whether it is active or resumable), as the sidebar shows it."""
-    return {**summarize(record, trials, time.time()).to_json(), "stop_requested": record.stop_requested}
+    trial, whether it is active or resumable), as the sidebar shows it; with the driver's latest
+    ``slots`` event, what limits its running count (``limited_by``)."""
+    summary = with_limit(summarize(record, trials, time.time()), slots)
+    return {**summary.to_json(), "stop_requested": record.stop_requested}
 
 
 def search_state(record: ExperimentRecord) -> ExperimentState:
