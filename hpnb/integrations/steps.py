@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from hpnb.runner.worker.checkpointing import checkpoint_dir
-from hpnb.runner.worker.reporting import TrialStopped, current, load_checkpoint, report
+from hpnb.runner.worker.reporting import TrialStopped, load_checkpoint, report
+from hpnb.runner.worker.trial_context import current
 
 
 def in_search() -> bool:
