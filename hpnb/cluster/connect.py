@@ -4,7 +4,8 @@
   process and shape (workers, threads, memory limit, adapt) and reused by
   later searches that ask for the same shape.
 - ``cluster: tcp://host:port``: a client of that running scheduler.
-- ``cluster: NAME``: a ``Client`` or cluster object named NAME in the notebook.
+- ``cluster: NAME``: a ``Client`` or cluster object named NAME in the notebook (one client
+  per cluster object, shared by its searches and closed with the cluster).
 - a ``Client`` passed in Python is used as it is.
 
 hpnb never closes a cluster it did not create.
@@ -12,10 +13,13 @@ hpnb never closes a cluster it did not create.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +35,8 @@ if TYPE_CHECKING:  # distributed takes a while to import: the cell that starts a
 _lock = threading.Lock()
 _local: dict[LocalShape, Client] = {}
 _remote: dict[str, Client] = {}
+#: the client of each cluster object searches were given (the entry goes with the object)
+_of_cluster: weakref.WeakKeyDictionary[Any, Client] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -229,8 +235,59 @@ def client_from_object(obj: Any, name: str) -> Client:
     if isinstance(obj, Client):
         return obj
     if hasattr(obj, "scheduler_address") and hasattr(obj, "scale"):
-        return Client(obj, set_as_default=False)
+        return cluster_client(obj)
     raise ClusterError(f"resources.cluster: {name!r} is a {type(obj).__name__}, not a dask Client or cluster")
+
+
+def cluster_client(cluster: Any) -> Client:
+    """The one client hpnb keeps for a cluster object (a ``LocalCluster``, a Gateway cluster):
+    made by the first search on it, closed when the cluster closes or at exit."""
+    from distributed import Client
+
+    with _lock:
+        client = _of_cluster.get(cluster)
+        if client is not None and client.status == "running":
+            return client
+        client = _of_cluster[cluster] = Client(cluster, set_as_default=False)
+        if not getattr(cluster, "_hpnb_closes_client", False):
+            _close_client_with(cluster)
+        return client
+
+
+def _close_client_with(cluster: Any) -> None:
+    """Make ``cluster.close`` (and so ``with cluster:``) close hpnb's client of it first."""
+    close, own = type(cluster).close, weakref.ref(cluster)  # no cycle: the cluster goes when unused
+
+    def close_with_client(*args: Any, **kwargs: Any) -> Any:
+        target = own()
+        if target is None:
+            return None
+        forget_cluster(target)
+        return close(target, *args, **kwargs)
+
+    cluster.close = close_with_client
+    cluster._hpnb_closes_client = True
+
+
+def forget_cluster(cluster: Any) -> None:
+    """Close hpnb's client of a cluster object, if it has one."""
+    with _lock:
+        client = _of_cluster.pop(cluster, None)
+    if client is not None:
+        client.close()
+
+
+def close_cluster_clients() -> None:
+    """Close the clients hpnb made for cluster objects (at exit; their clusters stay the user's)."""
+    with _lock:
+        clients = list(_of_cluster.values())
+        _of_cluster.clear()
+    for client in clients:
+        with contextlib.suppress(Exception):
+            client.close()
+
+
+atexit.register(close_cluster_clients)
 
 
 @dataclass
