@@ -93,7 +93,7 @@ def _gpu_amount(value: float, path: str, typed: Any) -> float:
     if abs(value * share - 1) > _FRACTION_TOLERANCE:
         raise SpecError(path, "a fraction of a GPU must share it evenly", value=typed,
                         allowed=f"1/k of one GPU: 0.5, 0.33, 0.25, ... (nearest: {1 / share:.3g} or "
-                                f"{1 / (share + 1 if value * share > 1 else share - 1):.3g})")
+                                f"{1 / (share + 1 if value * share < 1 else share - 1):.3g})")
     return 1 / share
 
 
