@@ -50,11 +50,11 @@ def measure(slots: int, rounds: int, folder: Path) -> list[object]:
                       dashboard_address=None) as cluster, Client(cluster, set_as_default=False) as client:
         store = Store(folder / f"slots-{slots}.sqlite")
         hpnb.search(sleep_one, name="warm-up", store=store, client=client, metric="x", trials=slots,
-                    parallel=slots, parameters=UNIT_X).wait()
+                    parallel=slots, parameters=UNIT_X, strategy="random").wait()
         bare = bare_in_flight(client, sleep_task, range(trials), slots=slots)
         started = time.perf_counter()
         search = hpnb.search(sleep_one, name="sleep", store=store, client=client, metric="x", trials=trials,
-                             parallel=slots, parameters=UNIT_X).wait()
+                             parallel=slots, parameters=UNIT_X, strategy="random").wait()
         seconds = time.perf_counter() - started
         store.close()
     if search.state != "COMPLETED":

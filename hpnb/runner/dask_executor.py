@@ -18,7 +18,8 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 import cloudpickle
@@ -182,18 +183,27 @@ class DaskExecutor(Executor):
         return self._pickled_objective[1], self._pickled_objective[2]
 
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
-        key = self._key(task.trial_id, task.attempt)
+        self.submit_many(objective, [task])
+
+    def submit_many(self, objective: Callable[..., Any], tasks: Sequence[TrialTask]) -> None:
+        """Submit ``tasks`` in one update of the scheduler's graph: on hundreds of slots one
+        ``submit`` each kept the scheduler's thread busy with an update per trial."""
+        if not tasks:
+            return
         token, blob = self._pickled(objective)
-        self._experiment = task.experiment
+        self._experiment = tasks[-1].experiment
         # keep new trials off threads that abandoned trials still hold
         placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
         if self.per_trial:
             placement["resources"] = dict(self.per_trial.amounts)
-        future = self.client.submit(_run_on_worker, token, blob, task, self.topic, key=key, pure=False,
-                                    **placement)
-        with self._lock:
-            self._futures[(task.trial_id, task.attempt)] = future
-        future.add_done_callback(lambda f: self._on_done(task, f))
+        n = len(tasks)
+        futures = self.client.map(_run_on_worker, [token] * n, [blob] * n, list(tasks), [self.topic] * n,
+                                  key=[self._key(t.trial_id, t.attempt) for t in tasks], pure=False,
+                                  **placement)
+        for task, future in zip(tasks, futures, strict=True):
+            with self._lock:
+                self._futures[(task.trial_id, task.attempt)] = future
+            future.add_done_callback(partial(self._on_done, task))
 
     def _on_done(self, task: TrialTask, future: Future) -> None:
         key = (task.trial_id, task.attempt)

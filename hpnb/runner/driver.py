@@ -218,17 +218,27 @@ class Driver(threading.Thread):
             self.writer.event("slots", {"slots": c.capacity, "limited_by": limited})
 
     def _fill_slots(self) -> None:
+        """Start trials while slots are free, sent to the executor together at the end (on
+        hundreds of slots, one message to the scheduler rather than one per trial)."""
+        batch: list[DrivenTrial] = []
+        try:
+            self._fill(batch)
+        finally:
+            if batch:
+                self.executor.submit_many(self.context.objective, [self.context.task_of(t) for t in batch])
+
+    def _fill(self, batch: list[DrivenTrial]) -> None:
         c = self.context
         while not c.stopping and len(c.running) < c.in_flight_limit():
             if c.requeue:
-                self._submit(c.requeue.pop(0))
+                self._submit(c.requeue.pop(0), batch)
                 continue
             suggestion = None
             if not c.exhausted and self.public.started < self.public.budget:
                 suggestion = self._suggestion(self.next_id)
                 c.exhausted = suggestion is None
             if suggestion is None:
-                if not self._resume_paused():
+                if not self._resume_paused(batch):
                     return
                 continue
             trial = DrivenTrial(self.next_id, dict(suggestion.params), parent=suggestion.parent)
@@ -237,7 +247,7 @@ class Driver(threading.Thread):
             self.next_id += 1
             self.public.started += 1
             self.writer.add_trial(trial)
-            self._submit(trial)
+            self._submit(trial, batch)
 
     def _suggestion(self, trial_id: int) -> Suggestion | None:
         """The strategy's next configuration; the first trials run the enqueued ones."""
@@ -249,10 +259,11 @@ class Driver(threading.Thread):
             self.writer.event(str(event.get("kind", "strategy")), event)
         return suggestion
 
-    def _submit(self, trial: DrivenTrial) -> None:
+    def _submit(self, trial: DrivenTrial, batch: list[DrivenTrial]) -> None:
+        """Count ``trial`` as running; it goes to the executor with ``batch``."""
         self.context.running[trial.trial_id] = trial
         self.writer.trial(trial.trial_id, state=TrialState.PENDING.value, retries=trial.retries)
-        self.executor.submit(self.context.objective, self.context.task_of(trial))
+        batch.append(trial)
 
     def _on_started(self, started: AttemptStarted) -> None:
         trial = self.context.running.get(started.trial_id)
@@ -277,13 +288,13 @@ class Driver(threading.Thread):
         self.executor.cancel(trial.trial_id, trial.attempt)
         self.settling.fail_or_retry(trial, RERUN_REASON, trial.worker)
 
-    def _resume_paused(self) -> bool:
+    def _resume_paused(self, batch: list[DrivenTrial]) -> bool:
         """Run the paused trial that is next in turn, if any."""
         trial = self.pauses.next_to_resume()
         if trial is None:
             return False
         self.exploits.prepare_resume(trial)
-        self._submit(trial)
+        self._submit(trial, batch)
         return True
 
     # -- results ----------------------------------------------------------------------

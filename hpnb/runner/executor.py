@@ -8,7 +8,7 @@ trial runs, :class:`AttemptDone` when an attempt ends, :class:`AttemptOutput` fo
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +92,11 @@ class Executor(ABC):
     @abstractmethod
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
         """Start one attempt."""
+
+    def submit_many(self, objective: Callable[..., Any], tasks: Sequence[TrialTask]) -> None:
+        """Start several attempts (an executor may send them at once)."""
+        for task in tasks:
+            self.submit(objective, task)
 
     @abstractmethod
     def stop(self, trial_id: int, attempt: int) -> None:
