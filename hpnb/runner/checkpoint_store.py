@@ -130,6 +130,16 @@ def check_ref(ref: str) -> int:
     return int(match[1])
 
 
+def ref_time(ref: str) -> int:
+    """When checkpoint reference ``ref`` was made (nanoseconds): references sort by it.
+
+    Example:
+        >>> ref_time("mlp-3-1000/trial-0/ckpt-1700000000000000000-0a1b2c3d")
+        1700000000000000000
+    """
+    return int(ref.rsplit("/", 1)[-1].split("-")[1])
+
+
 class CheckpointStore:
     """Reads, writes, copies and deletes checkpoints of one search (see the module's layout)."""
 
@@ -288,8 +298,7 @@ class CheckpointStore:
             names = [p.rstrip("/").rsplit("/", 1)[-1] for p in self.fs.ls(self.path(folder), detail=False)]
         except (FileNotFoundError, OSError):
             return []
-        refs = [f"{folder}/{n}" for n in names if n.startswith("ckpt-")]
-        return sorted(refs, key=lambda r: int(r.rsplit("/", 1)[-1].split("-")[1]))
+        return sorted((f"{folder}/{n}" for n in names if n.startswith("ckpt-")), key=ref_time)
 
     # -- artifacts and the trial's folder --------------------------------------------------
     def artifact_path(self, trial_id: int, name: str) -> str:

@@ -96,6 +96,25 @@ def test_keep_holds_the_newest_checkpoints_and_deletes_the_rest_once_committed(u
     assert store.refs(2) == written[1:]
 
 
+def test_keep_carries_over_a_resume_and_a_checkpoint_never_stored_is_not_held(url):
+    store = open_store(url, keep=2)
+    before = CheckpointRefs(store)
+    written = []
+    for step in range(3):
+        written.append(store.write_object(0, step=step, obj=step))
+        before.add(0, written[-1], step)
+        before.committed(0, written[-1])
+    never_stored = store.write_object(0, step=3, obj=3)  # the driver died before its store had it
+    resumed = CheckpointRefs(store, {0: (written[2], 2)})
+    assert resumed.candidates(0) == ((written[2], 2), (written[1], 1))
+    newer = store.write_object(0, step=3, obj="resumed")
+    resumed.add(0, newer, 3)
+    resumed.committed(0, newer)
+    resumed.sweep()
+    assert store.refs(0) == [written[2], newer]
+    assert never_stored not in store.refs(0)
+
+
 def test_two_searches_in_one_store_never_delete_each_others_checkpoints(url):
     first, second = open_store(url, key="mlp-1-1000"), open_store(url, key="mlp-1-2000")
     mine, theirs = CheckpointRefs(first), CheckpointRefs(second)

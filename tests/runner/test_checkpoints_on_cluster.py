@@ -17,10 +17,14 @@ import pytest
 import hpnb
 from hpnb.cli import main as cli_main
 from hpnb.jupyter.dashboard import trial_artifacts
+from hpnb.runner.checkpoint_refs import CheckpointRefs
 from hpnb.runner.checkpoint_store import CheckpointStoreError
-from tests.runner import checkpointing_objectives, objectives
+from tests.runner import checkpointing_objectives, objectives, resumable
 
 cloudpickle.register_pickle_by_value(checkpointing_objectives)
+cloudpickle.register_pickle_by_value(resumable)
+
+pytestmark = pytest.mark.slow
 
 TWO = {"name": "fixed", "configs": [{"x": 1.0}, {"x": 2.0}]}
 
@@ -71,6 +75,53 @@ def test_a_checkpoint_deleted_from_the_store_resumes_from_the_one_before(store, 
     assert rows[-1].metrics["started_at"] == 3  # from step 2's checkpoint: step 3's was gone
     missing = [e["data"] for e in store.events(search.experiment_id) if e["kind"] == "checkpoint_missing"]
     assert [m["step"] for m in missing] == [3]
+
+
+def test_keep_two_falls_back_across_a_resume_and_deletes_the_older_ones(store, dask_client, monkeypatch):
+    committed = CheckpointRefs.committed
+
+    def driver_dies_on_the_third(self, trial_id, ref):  # after the store has the checkpoint
+        calls.append(ref)
+        if len(calls) == 3:
+            raise RuntimeError("the driver dies")
+        committed(self, trial_id, ref)
+
+    calls: list[str] = []
+    monkeypatch.setattr(CheckpointRefs, "committed", driver_dies_on_the_third)
+    objective = partial(resumable.counted_steps, steps=30, pause=0.05)
+    search = hpnb.search(objective, name="keep-two", store=store, client=dask_client, metric="loss",
+                         strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
+                         checkpoints={"keep": 2}).wait(60)
+    assert search.state == "FAILED" and "the driver dies" in search.message
+    stopped = store.trial(search.experiment_id, 0)
+    checkpoints = search.checkpoint_store()
+    checkpoints.delete(stopped.checkpoint)  # lost: the resume must take the one kept before it
+    monkeypatch.setattr(CheckpointRefs, "committed", committed)
+    resumed = hpnb.resume("keep-two", objective, store=store, client=dask_client).wait(120)
+    assert resumed.state == "COMPLETED", resumed.message
+    rows = store.results(search.experiment_id, trial_id=0)
+    assert [r.step for r in rows] == list(range(1, 31))  # each step once
+    started = {r.metrics["started_at"] for r in rows if r.step > stopped.last_step}
+    assert started == {stopped.checkpoint_step}  # from the checkpoint of the step before the lost one
+    assert [checkpoints.manifest(r)["step"] for r in checkpoints.refs(0)] == [29, 30]  # keep: 2
+
+
+def test_two_drivers_sharing_a_checkpoint_store_never_delete_each_others(tmp_path, dask_client):
+    """Two hpnb stores, each with its own search of the same name and id, one checkpoint folder."""
+    shared = {"store": str(tmp_path / "shared-checkpoints"), "keep": 1}
+    objective = partial(resumable.counted_steps, steps=12, pause=0.02)
+    searches = [hpnb.search(objective, name="same", store=tmp_path / n / "hpnb.sqlite", client=dask_client,
+                            metric="loss", strategy={"name": "fixed", "configs": [{"x": x}]},
+                            parameters={"x": [x]}, checkpoints=shared)
+                for n, x in (("first", 1.0), ("second", 2.0))]
+    for search in searches:
+        assert search.wait(120).state == "COMPLETED", search.message
+        assert search.experiment_id == 1
+    kept = [search.checkpoint_store() for search in searches]
+    assert kept[0].location.key != kept[1].location.key
+    for checkpoints in kept:
+        [ref] = checkpoints.refs(0)
+        assert checkpoints.read_object(ref) == {"step": 12}
 
 
 def test_a_store_that_cannot_be_written_fails_before_anything_starts(store, dask_client, tmp_path):
