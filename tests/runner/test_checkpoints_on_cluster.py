@@ -4,10 +4,13 @@ cluster, with the checkpoint store a folder and a real S3-compatible server (mot
 from __future__ import annotations
 
 import os
+import pickle
+import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -77,33 +80,66 @@ def test_a_checkpoint_deleted_from_the_store_resumes_from_the_one_before(store, 
     assert [m["step"] for m in missing] == [3]
 
 
-def test_keep_two_falls_back_across_a_resume_and_deletes_the_older_ones(store, dask_client, monkeypatch):
+@pytest.fixture
+def driver_dies(monkeypatch) -> Iterator[Callable[[], None]]:
+    """The driver fails at its third checkpoint stored (after the store has it); call to undo."""
     committed = CheckpointRefs.committed
+    calls: list[str] = []
 
-    def driver_dies_on_the_third(self, trial_id, ref):  # after the store has the checkpoint
+    def dies_on_the_third(self, trial_id, ref):
         calls.append(ref)
         if len(calls) == 3:
             raise RuntimeError("the driver dies")
         committed(self, trial_id, ref)
 
-    calls: list[str] = []
-    monkeypatch.setattr(CheckpointRefs, "committed", driver_dies_on_the_third)
-    objective = partial(resumable.counted_steps, steps=30, pause=0.05)
-    search = hpnb.search(objective, name="keep-two", store=store, client=dask_client, metric="loss",
+    monkeypatch.setattr(CheckpointRefs, "committed", dies_on_the_third)
+    yield lambda: monkeypatch.setattr(CheckpointRefs, "committed", committed)
+
+
+COUNTED = partial(resumable.counted_steps, steps=30, pause=0.05)
+
+
+def _interrupted(store, client, name: str, **options):
+    """A search of one trial of :data:`COUNTED` whose driver died (see ``driver_dies``), and the
+    trial as it was left."""
+    search = hpnb.search(COUNTED, name=name, store=store, client=client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
-                         checkpoints={"keep": 2}).wait(60)
+                         **options).wait(60)
     assert search.state == "FAILED" and "the driver dies" in search.message
-    stopped = store.trial(search.experiment_id, 0)
+    return search, store.trial(search.experiment_id, 0)
+
+
+def _resumed_steps(store, name: str, client, stopped) -> set[int]:
+    """Resume ``name``: every step reported once; the steps the resumed attempts started at."""
+    resumed = hpnb.resume(name, COUNTED, store=store, client=client).wait(120)
+    assert resumed.state == "COMPLETED", resumed.message
+    rows = store.results(resumed.experiment_id, trial_id=0)
+    assert [r.step for r in rows] == list(range(1, 31))
+    return {r.metrics["started_at"] for r in rows if r.step > stopped.last_step}
+
+
+def test_keep_two_falls_back_across_a_resume_and_deletes_the_older_ones(store, dask_client, driver_dies):
+    search, stopped = _interrupted(store, dask_client, "keep-two", checkpoints={"keep": 2})
     checkpoints = search.checkpoint_store()
     checkpoints.delete(stopped.checkpoint)  # lost: the resume must take the one kept before it
-    monkeypatch.setattr(CheckpointRefs, "committed", committed)
-    resumed = hpnb.resume("keep-two", objective, store=store, client=dask_client).wait(120)
-    assert resumed.state == "COMPLETED", resumed.message
-    rows = store.results(search.experiment_id, trial_id=0)
-    assert [r.step for r in rows] == list(range(1, 31))  # each step once
-    started = {r.metrics["started_at"] for r in rows if r.step > stopped.last_step}
-    assert started == {stopped.checkpoint_step}  # from the checkpoint of the step before the lost one
+    driver_dies()
+    # from the checkpoint of the step before the lost one
+    assert _resumed_steps(store, "keep-two", dask_client, stopped) == {stopped.checkpoint_step}
     assert [checkpoints.manifest(r)["step"] for r in checkpoints.refs(0)] == [29, 30]  # keep: 2
+
+
+def test_a_checkpoint_file_of_the_earlier_layout_is_resumed_from(store, dask_client, driver_dies):
+    """Earlier versions kept ``checkpoints/<experiment id>/trial-<id>-<n>.pkl``: the object pickled."""
+    search, stopped = _interrupted(store, dask_client, "earlier")
+    checkpoints = search.checkpoint_store()
+    legacy = store.path.parent / "checkpoints" / str(search.experiment_id) / f"trial-0-{time.time_ns()}.pkl"
+    legacy.parent.mkdir()
+    legacy.write_bytes(pickle.dumps(checkpoints.read_object(stopped.checkpoint)))
+    store.set_checkpoint(search.experiment_id, 0, stopped.checkpoint_step, legacy.name)
+    shutil.rmtree(checkpoints.path(checkpoints.location.key))  # those versions had no checkpoint store
+    driver_dies()
+    assert _resumed_steps(store, "earlier", dask_client, stopped) == {stopped.checkpoint_step + 1}
+    assert legacy.exists()  # the user's file, left alone
 
 
 def test_two_drivers_sharing_a_checkpoint_store_never_delete_each_others(tmp_path, dask_client):
