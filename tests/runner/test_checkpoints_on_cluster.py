@@ -29,6 +29,9 @@ cloudpickle.register_pickle_by_value(resumable)
 
 pytestmark = pytest.mark.slow
 
+# every test here runs searches on a real Dask cluster
+pytestmark = pytest.mark.slow
+
 TWO = {"name": "fixed", "configs": [{"x": 1.0}, {"x": 2.0}]}
 
 
