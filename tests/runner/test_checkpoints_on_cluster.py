@@ -27,8 +27,6 @@ from tests.runner import checkpointing_objectives, objectives, resumable
 cloudpickle.register_pickle_by_value(checkpointing_objectives)
 cloudpickle.register_pickle_by_value(resumable)
 
-pytestmark = pytest.mark.slow
-
 # every test here runs searches on a real Dask cluster
 pytestmark = pytest.mark.slow
 
