@@ -3,6 +3,7 @@ cluster, with the checkpoint store a folder and a real S3-compatible server (mot
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import shutil
@@ -208,6 +209,24 @@ def test_on_s3_a_killed_worker_resumes_from_its_folder_checkpoint(store, remote_
             "out/predictions.csv", "train.log"]
         assert all(a["path"].startswith("hpnb-tests/folders/") for a in artifacts)
     assert "checkpoint_failed" not in kinds(store, search)
+
+
+def test_on_s3_a_folder_checkpoint_half_uploaded_by_a_dying_worker_is_never_used(store, remote_client, s3_url,
+                                                                                 tmp_path):
+    _block_local_checkpoints(store)
+    url, marker = f"{s3_url}/half", tmp_path / "half-uploaded.json"
+    search = hpnb.search(partial(checkpointing_objectives.dies_mid_upload, store_url=url, marker=str(marker)),
+                         name="s3-half", store=store, client=remote_client, metric="loss",
+                         strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
+                         retries=1, checkpoints={"store": url}).wait(120)
+    assert search.state == "COMPLETED", search.message
+    half = json.loads(marker.read_text())  # what the store held when the worker died: shards, no manifest
+    assert 1 <= half["files"] < 65
+    rows = store.results(search.experiment_id, trial_id=0)
+    assert [r.step for r in rows] == [0, 1, 2] and rows[-1].metrics["started_at"] == 1  # from step 0's
+    checkpoints = search.checkpoint_store()
+    assert not checkpoints.fs.exists(half["folder"])  # swept at the end of the run
+    assert [checkpoints.manifest(r)["step"] for r in checkpoints.refs(0)] == [2]
 
 
 def test_on_s3_population_based_training_exploits_across_workers(store, remote_client, s3_url):
