@@ -12,7 +12,6 @@ import pytest
 from hpnb.cli import main
 from hpnb.core.store import ResultRow, Store
 from hpnb.runner.checkpoint_store import CheckpointStore, search_location
-from tests.runner.conftest import s3_url as s3_url  # the S3 server fixture, shared
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 64
 
