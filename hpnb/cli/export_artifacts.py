@@ -14,13 +14,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import HpnbError
 from hpnb.core.store import ExperimentRecord
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from hpnb.runner.checkpoint_store import CheckpointStore
 
 #: the column the exported table lists each trial's copied artifacts in.
 COLUMN = "artifacts"
@@ -39,17 +41,25 @@ def copy_artifacts(store_path: Path, record: ExperimentRecord, trial_ids: Iterab
         raise HpnbError(f"--artifacts: cannot open the checkpoint store {location.url!r}: {err}") from err
     copied: dict[int, list[str]] = {}
     for trial_id in sorted(set(trial_ids)):
-        for artifact in store.artifacts(trial_id):
+        for artifact in _listed(store, trial_id):
             relative = f"trial-{int(trial_id)}/{check_artifact_name(artifact['name'])}"
             local = target / relative
             try:
                 local.parent.mkdir(parents=True, exist_ok=True)
                 store.fs.get_file(artifact["path"], os.fspath(local))
-            except OSError as err:
+            except Exception as err:  # any backend's error: say which file and why
                 raise HpnbError(f"--artifacts: cannot copy {artifact['path']} to {local}: "
-                                f"{err.strerror or err}") from err
+                                f"{getattr(err, 'strerror', None) or err}") from err
             copied.setdefault(trial_id, []).append(relative)
     return copied
+
+
+def _listed(store: CheckpointStore, trial_id: int) -> list[dict[str, Any]]:
+    try:
+        return store.artifacts(trial_id)
+    except Exception as err:  # credentials, endpoint, network: one error naming the store
+        raise HpnbError(f"--artifacts: cannot list the artifacts of trial {trial_id} in "
+                        f"{store.location.url!r}: {type(err).__name__}: {err}") from err
 
 
 def with_artifacts(frame: pd.DataFrame, copied: dict[int, list[str]]) -> pd.DataFrame:
