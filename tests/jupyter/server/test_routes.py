@@ -182,6 +182,13 @@ async def test_stop_sets_the_flag_of_a_running_search(jp_fetch, sample_store):
     assert listed["stop_requested"] is True
 
 
+async def test_a_running_search_says_what_limits_its_running_trials(jp_fetch, sample_store):
+    assert (await get_json(jp_fetch, sample_store.running))["limited_by"] is None
+    with Store(sample_store.path) as store:  # what the driver writes when a resource limits the slots
+        store.add_event(store.experiment(sample_store.running).id, "slots", {"slots": 2, "limited_by": "gpu"})
+    assert (await get_json(jp_fetch, sample_store.running))["limited_by"] == "gpu"
+
+
 async def test_stop_of_a_finished_search_is_a_409_and_writes_nothing(jp_fetch, sample_store):
     code, body = await error_of(jp_fetch, sample_store.finished, "stop", method="POST")
     assert code == 409
