@@ -65,6 +65,17 @@ DEFAULT_TRIALS = 20
 DEFAULT_STRATEGY = "auto"
 
 
+def described(name: str, options: Mapping[str, Any]) -> str:
+    """``name (option=value, ...)``, or the name alone without options.
+
+    Example:
+        >>> described("asha", {"grace": 2})
+        'asha (grace=2)'
+    """
+    shown = ", ".join(f"{key}={value!r}" for key, value in thaw(options).items())
+    return f"{name} ({shown})" if shown else name
+
+
 @dataclass(frozen=True)
 class StrategySpec:
     """``strategy: NAME`` or ``strategy: {name: NAME, option: value, ...}``."""
@@ -73,8 +84,7 @@ class StrategySpec:
     options: Mapping[str, Any] = field(default_factory=FrozenDict)
 
     def describe(self) -> str:
-        options = ", ".join(f"{key}={value!r}" for key, value in thaw(self.options).items())
-        return f"{self.name} ({options})" if options else self.name
+        return described(self.name, self.options)
 
 
 @dataclass(frozen=True)
@@ -85,8 +95,7 @@ class EarlyStoppingSpec:
     options: Mapping[str, Any] = field(default_factory=FrozenDict)
 
     def describe(self) -> str:
-        options = ", ".join(f"{key}={value!r}" for key, value in thaw(self.options).items())
-        return f"{self.rule} ({options})" if options else self.rule
+        return described(self.rule, self.options)
 
 
 @dataclass(frozen=True)
