@@ -17,6 +17,7 @@ from typing import Any
 from hpnb.cli.show_importance import add_importance_option, show_importance
 from hpnb.cli.store_option import add_store_option, format_number, open_store
 from hpnb.core.analysis.humane_time import clock_time, duration, relative_time
+from hpnb.core.constraints import constraints_text
 from hpnb.core.objectives import describe
 from hpnb.core.store import ExperimentRecord, TrialRecord
 from hpnb.core.summary import SearchSummary, record_objectives
@@ -117,9 +118,7 @@ def constraint_lines(summary: SearchSummary) -> list[str]:
     """The constraints, and how many ended trials fail them (none without constraints)."""
     if not summary.constraints:
         return []
-    bounds = ", ".join(c.describe() for c in summary.constraints)
-    return [f"  constraints {bounds} ({summary.infeasible} infeasible trial"
-            f"{'' if summary.infeasible == 1 else 's'}, never best)"]
+    return [f"  constraints {constraints_text(summary.constraints, summary.infeasible)}"]
 
 
 def leaderboard_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:

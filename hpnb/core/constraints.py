@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 #: the violation strategies learn for a metric a trial never reported: finite (models and
 #: Optuna's sums of violations need numbers) and beyond any real one.
 MISSING_VIOLATION = 1e30
+#: how a leaderboard marks a trial that fails a constraint.
+INFEASIBLE = "(infeasible)"
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,17 @@ def _bound(bounds: Mapping[str, Any], key: str) -> float | None:
 def record_constraints(record: ExperimentRecord) -> tuple[Constraint, ...]:
     """The constraints of a stored search (none for a search stored before they existed)."""
     return from_dict(record.spec.get("constraints") if isinstance(record.spec, dict) else None)
+
+
+def constraints_text(constraints: Sequence[Constraint], infeasible: int) -> str:
+    """``size <= 40 (2 infeasible trials, never best)``: what the front ends show of them.
+
+    Example:
+        >>> constraints_text((Constraint("size", max=40.0),), 1)
+        'size <= 40 (1 infeasible trial, never best)'
+    """
+    bounds = ", ".join(c.describe() for c in constraints)
+    return f"{bounds} ({infeasible} infeasible trial{'' if infeasible == 1 else 's'}, never best)"
 
 
 def to_dict(constraints: Sequence[Constraint]) -> dict[str, dict[str, float]]:
