@@ -77,10 +77,14 @@ class Table:
     def observe(self, params: dict[str, Any]) -> float:
         return self.loss(float(self.bench(self.config(params))[self.bench.metric_names[0]]))
 
+    def key(self, params: dict[str, Any]) -> str:
+        """The table's key of a configuration (the index of each value)."""
+        return "".join(str(v.index(params[n]) if n in self.categorical else int(params[n]))
+                       for n, v in self.values.items())
+
     def mean_loss(self, params: dict[str, Any]) -> float:
-        key = "".join(str(v.index(params[n]) if n in self.categorical else int(params[n]))
-                      for n, v in self.values.items())
-        return float(np.mean([self.loss(x) for x in self.bench._dataset[key][self.bench.metric_names[0]]]))
+        scores = self.bench._dataset[self.key(params)][self.bench.metric_names[0]]
+        return float(np.mean([self.loss(x) for x in scores]))
 
     def regret(self, params: dict[str, Any]) -> float:
         return (self.mean_loss(params) - self.low) / (self.median - self.low)
