@@ -51,7 +51,7 @@ from hpnb.core.spec.values import (
     parse_optional_duration,
 )
 from hpnb.core.spec.warm_start import parse_enqueue, parse_warm_start
-from hpnb.core.spec.yaml_lines import LineTable, load_yaml, plain_data
+from hpnb.core.spec.yaml_lines import LineTable, load_yaml
 from hpnb.core.strategies import STRATEGIES, strategy_class
 
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
@@ -187,7 +187,7 @@ def parse_spec(source: str | Mapping[str, Any], *,
             _check_sizes(data)
         elif isinstance(source, Mapping):
             _check_sizes(source)
-            data = plain_data(source)
+            data = thaw(source)
         else:
             raise SpecError("", "a spec is YAML text or a mapping", value=type(source).__name__)
         return _build(_canonical(data, lines, overrides or {}), lines)
