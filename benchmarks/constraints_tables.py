@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.quality_tables import HPOBENCH, HPOLIB, Table, load_table, stored
+from benchmarks.quality_tables import HPOBENCH, HPOLIB, Table, load_table, stored, table_arguments
 from hpnb.core.constraints import Constraint, learnt_violations
 from hpnb.core.strategies import strategy_class
 
@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> None:
     path = Path(args.results)
     path.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["table"], r["strategy"], r["seed"], r["trials"]) for r in stored(path)}
-    todo = [(t, s, seed, args.trials) for t in args.tables for seed in range(args.seeds)
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    todo = [(t, s, seed, args.trials) for t in args.tables for seed in seeds
             for s in args.strategies if (t, s, seed, args.trials) not in done]
     print(f"{len(todo)} runs to do, {len(done)} stored in {path}", flush=True)
     with ProcessPoolExecutor(args.jobs) as pool, path.open("a") as out:
@@ -163,26 +164,7 @@ def report(results: list[dict[str, Any]], trials: int, challenger: str, baseline
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tables", default="all", help="all, hpolib, hpobench or a comma list of tables")
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
-                        help=f"a comma list of {', '.join(STRATEGIES)}, or all")
-    parser.add_argument("--jobs", type=int, default=1, help="processes")
-    parser.add_argument("--results", default=str(RESULTS), help="the JSON-lines file of runs")
-    parser.add_argument("--report", action="store_true", help="only report what is stored")
-    parser.add_argument("--challenger", default="tpe+c")
-    parser.add_argument("--baseline", default="tpe")
-    args = parser.parse_args()
-    groups = {"all": (*HPOLIB, *HPOBENCH), "hpolib": HPOLIB, "hpobench": HPOBENCH}
-    args.tables = groups.get(args.tables) or tuple(args.tables.split(","))
-    args.strategies = STRATEGIES if args.strategies == "all" else tuple(args.strategies.split(","))
-    unknown = [s for s in args.strategies if s not in STRATEGIES] + [
-        t for t in args.tables if t not in (*HPOLIB, *HPOBENCH)]
-    if unknown:
-        parser.error(f"unknown: {', '.join(unknown)}")
+    args = table_arguments(__doc__, STRATEGIES, DEFAULT_STRATEGIES, RESULTS, 5, "tpe", "tpe+c")
     if not args.report:
         run(args)
     report(stored(Path(args.results)), args.trials, args.challenger, args.baseline)

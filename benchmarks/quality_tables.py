@@ -238,28 +238,35 @@ def _compare(by: dict[tuple[str, str], list[float]], tables: list[str], means: d
           f"worse than the best other strategy on {len(worse)}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tuple[str, ...], results: Path,
+                    seeds: int, baseline: str, challenger: str) -> argparse.Namespace:
+    """The command line of a benchmark on the tables: tables, seeds, trials, strategies, processes,
+    the results file, ``--report``, the baseline and the challenger; tables and strategies checked."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", default="all", help="all, hpolib, hpobench or a comma list of tables")
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=seeds)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
-                        help=f"a comma list of {', '.join(STRATEGIES)}, or all")
+    parser.add_argument("--strategies", default=",".join(defaults),
+                        help=f"a comma list of {', '.join(strategies)}, or all")
     parser.add_argument("--jobs", type=int, default=1, help="processes")
-    parser.add_argument("--results", default=str(RESULTS), help="the JSON-lines file of runs")
+    parser.add_argument("--results", default=str(results), help="the JSON-lines file of runs")
     parser.add_argument("--report", action="store_true", help="only report what is stored")
-    parser.add_argument("--baseline", default="optuna-tpe")
-    parser.add_argument("--challenger", default="auto")
+    parser.add_argument("--baseline", default=baseline)
+    parser.add_argument("--challenger", default=challenger)
     args = parser.parse_args()
     groups = {"all": (*HPOLIB, *HPOBENCH), "hpolib": HPOLIB, "hpobench": HPOBENCH}
     args.tables = groups.get(args.tables) or tuple(args.tables.split(","))
-    args.strategies = STRATEGIES if args.strategies == "all" else tuple(args.strategies.split(","))
-    unknown = [s for s in args.strategies if s not in STRATEGIES] + [
+    args.strategies = strategies if args.strategies == "all" else tuple(args.strategies.split(","))
+    unknown = [s for s in args.strategies if s not in strategies] + [
         t for t in args.tables if t not in (*HPOLIB, *HPOBENCH)]
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
+    return args
+
+
+def main() -> None:
+    args = table_arguments(__doc__, STRATEGIES, DEFAULT_STRATEGIES, RESULTS, 10, "optuna-tpe", "auto")
     if not args.report:
         run(args)
     report(stored(Path(args.results)), args.trials, args.baseline, args.challenger)
