@@ -231,7 +231,8 @@ class Search(SearchInsight):
 
     @property
     def best(self) -> dict[str, Any] | None:
-        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None.
+        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None. With
+        ``constraints:``, the best feasible one (None while no trial is feasible).
 
         Raises:
             HpnbError: the search has several objectives: it has a Pareto front

@@ -1,4 +1,5 @@
-"""``hpnb show`` and ``hpnb export`` of a search with constraints: infeasible trials shown as such."""
+"""``hpnb show`` and ``hpnb export`` of a search with constraints (infeasible trials shown as such),
+and ``hpnb check`` of a spec with constraints."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 
 from hpnb.core.store import Store
 
-MAIN = "import sys, hpnb.cli as cli; cli.COMMANDS = ('show', 'export'); sys.exit(cli.main(sys.argv[1:]))"
+MAIN = ("import sys, hpnb.cli as cli; cli.COMMANDS = ('show', 'export', 'check'); "
+        "sys.exit(cli.main(sys.argv[1:]))")
 
 
 def hpnb(*args: str) -> subprocess.CompletedProcess[str]:
@@ -55,3 +57,26 @@ def test_export_has_a_feasible_column(store_path: Path) -> None:
     frame = pd.read_csv(io.StringIO(exported.stdout))
     assert dict(zip(frame["trial_id"], frame["feasible"], strict=True)) == {
         0: True, 1: True, 2: True, 3: False, 4: True, 5: False}
+
+
+@pytest.mark.parametrize(("strategy", "words"), [
+    ("tpe", "constraints:    latency_ms <= 20, 1 <= size <= 5 (tpe learns them; infeasible trials are "
+            "never best)"),
+    ("random", "(random ignores them when choosing trials: tpe, gp, nsga2 or auto learn them;"),
+])
+def test_check_prints_the_constraints_and_whether_the_strategy_learns_them(tmp_path: Path, strategy, words):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"metric: loss\nstrategy: {strategy}\nparameters:\n  x: {{min: 0.0, max: 1.0}}\n"
+                    "constraints:\n  latency_ms: {max: 20}\n  size: {min: 1, max: 5}\n")
+    checked = hpnb("check", str(spec))
+    assert checked.returncode == 0, checked.stderr
+    assert words in checked.stdout
+
+
+def test_check_names_a_bad_constraint_and_its_line(tmp_path: Path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("metric: loss\nparameters:\n  x: {min: 0.0, max: 1.0}\nconstraints:\n  latency_ms: 20\n")
+    checked = hpnb("check", str(spec))
+    assert checked.returncode == 2
+    assert "constraints.latency_ms: must give its bounds as min: and/or max: (got 20); allowed: {max: 20}" \
+        in checked.stderr and "[line 5]" in checked.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hpnb.core.constraints import Constraint
 from hpnb.core.store import ExperimentRecord
 from hpnb.jupyter.dashboard.data import header, leaderboard_rows
+from hpnb.jupyter.dashboard.event_words import event_text
 from hpnb.jupyter.dashboard.static import summary_text
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.widgets import title_html
@@ -52,3 +53,9 @@ def test_a_search_without_a_feasible_trial_says_so():
     top = header(record(), infeasible, NOW)
     assert top.summary.best_trial is None
     assert "best: — (no feasible trial yet)" in title_html(top.summary)
+
+
+def test_the_event_of_a_metric_never_reported_reads_as_a_sentence():
+    event = {"kind": "constraint_never_reported", "data": {"trial": 3, "metric": "size", "reason":
+             "never reported size: the trials that do not report it fail its constraint"}}
+    assert event_text(event) == "trial 3 never reported size: the trials that do not report it fail its constraint"
