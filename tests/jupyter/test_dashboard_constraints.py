@@ -58,4 +58,5 @@ def test_a_search_without_a_feasible_trial_says_so():
 def test_the_event_of_a_metric_never_reported_reads_as_a_sentence():
     event = {"kind": "constraint_never_reported", "data": {"trial": 3, "metric": "size", "reason":
              "never reported size: the trials that do not report it fail its constraint"}}
-    assert event_text(event) == "trial 3 never reported size: the trials that do not report it fail its constraint"
+    assert event_text(event) == ("trial 3 never reported size: the trials that do not report it fail its "
+                                 "constraint")
