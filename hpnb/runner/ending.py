@@ -33,8 +33,9 @@ class TrialEnds:
         self.exploits = exploits
         self.failures_in_row = 0
         self.first_failure: str | None = None
-        #: constrained metrics a trial ended without, said once each
-        self.unreported: set[str] = set()
+        #: constrained metrics a trial ended without, said once each (read from the store's
+        #: events when first needed, so a resumed search does not say it again)
+        self.unreported: set[str] | None = None
 
     def end(self, trial: DrivenTrial, state: TrialState, metrics: dict[str, Any], error: str | None,
             worker: str | None) -> None:
@@ -71,6 +72,9 @@ class TrialEnds:
         if state is TrialState.FAILED:
             return
         for metric in missing(metrics, constraints):
+            if self.unreported is None:
+                self.unreported = {str(e["data"].get("metric")) for e in c.store.events(c.experiment_id)
+                                   if e["kind"] == NEVER_REPORTED and isinstance(e["data"], dict)}
             if metric not in self.unreported:
                 self.unreported.add(metric)
                 c.writer.event(NEVER_REPORTED, {"trial": trial_id, "metric": metric, "reason": (

@@ -46,3 +46,11 @@ def test_a_strategy_that_ignores_constraints_runs_and_the_summary_still_applies_
     assert summary.best_trial is None and summary.infeasible == 6  # size <= 100 always
     assert driver.strategy.constraint_count == 0
     assert len(events(driver, NEVER_REPORTED)) == 1
+
+
+def test_a_resumed_search_does_not_say_again_what_it_said(store):
+    driver = build(store, ScriptedExecutor(sized), strategy="tpe", trials=4, seed=0, constraints=CONSTRAINTS)
+    said = {"trial": 1, "metric": "size", "reason": "never reported size: ..."}
+    store.add_event(driver.experiment_id, NEVER_REPORTED, said)  # as the run before the resume left it
+    run(driver)
+    assert events(driver, NEVER_REPORTED) == [said]
