@@ -45,6 +45,17 @@ def play(name: str, seed: int, constrained: bool) -> tuple[float, int]:
     return best, feasible
 
 
+def on_a_grid(first_id: int) -> list[TrialHistory]:
+    """30 completed trials on a 6 x 5 grid of the square, with their violations."""
+    history = []
+    for i in range(30):
+        params = {"x": (i % 6) / 5.0, "y": (i // 6) / 4.0}
+        metrics = toy(params)
+        history.append(TrialHistory(first_id + i, params, TrialState.COMPLETED, metrics["loss"],
+                                    violations=learnt_violations(metrics, SUM)))
+    return history
+
+
 @pytest.mark.parametrize("name", ["tpe", "nsga2", "gp", "auto"])
 def test_a_strategy_told_the_constraints_finds_a_better_feasible_configuration(name):
     told = [play(name, seed, True) for seed in SEEDS]
@@ -68,12 +79,7 @@ def test_most_suggestions_are_feasible_once_the_sampler_learnt_the_constraint(na
 def test_a_resumed_strategy_relearns_the_violations_of_stored_trials(name):
     """Rebuilt from a history where the feasible trials are also the worst, a constrained
     strategy still suggests feasible configurations far more often than an unconstrained one."""
-    history = []
-    for i in range(30):
-        params = {"x": (i % 6) / 5.0, "y": (i // 6) / 4.0}
-        metrics = toy(params)
-        history.append(TrialHistory(i, params, TrialState.COMPLETED, metrics["loss"],
-                                    violations=learnt_violations(metrics, SUM)))
+    history = on_a_grid(first_id=0)
     counts = []
     for constrained in (True, False):
         strategy = strategy_class(name)(SPACE, seed=0, budget=50)
@@ -94,3 +100,15 @@ def test_strategies_that_ignore_constraints_say_so():
     ignoring = [n for n in ("random", "grid", "sobol", "cmaes", "de", "pbt")
                 if not strategy_class(n).learns_from_constraints]
     assert ignoring == ["random", "grid", "sobol", "cmaes", "de", "pbt"]
+
+
+def test_a_warm_started_tpe_learns_the_violations_of_the_other_searchs_trials():
+    prior = on_a_grid(first_id=-30)
+    counts = []
+    for constrained in (True, False):
+        tpe = strategy_class("tpe")(SPACE, seed=0, budget=20, n_startup_trials=0)
+        if constrained:
+            tpe.use_constraints(1)
+        assert tpe.learn_prior(prior) == 30
+        counts.append(sum(toy(tpe.suggest(i).params)["sum"] <= 1.0 for i in range(12)))
+    assert counts[0] >= counts[1] + 4, counts
