@@ -5,7 +5,8 @@
  */
 
 import type { ILeaderboardPage, ILeaderboardRow } from './api';
-import { formatClock, formatDuration, formatParam, formatScore, stateClass } from './format';
+import { formatClock, formatDuration, formatParam, stateClass } from './format';
+import { rankText, scoreText } from './leaderboard';
 import { DEFAULT_SORT, leaderboardColumns, nextSort, pageLabel, type IColumn, type ISortState } from './leaderboard';
 import { element } from './resume';
 
@@ -15,11 +16,11 @@ export const PAGE_ROWS = 100;
 function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLElement | string {
   switch (column.key) {
     case 'rank':
-      return row.rank === null ? '—' : String(row.rank);
+      return rankText(row);
     case 'trial':
       return String(row.trial_id);
     case 'score':
-      return formatScore(row.score);
+      return scoreText(row.score, row.partial);
     case 'state':
       return element('span', `hpnb-badge ${stateClass(row.state)}`, row.state.toLowerCase());
     case 'duration':
@@ -30,7 +31,7 @@ function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLEl
       return typeof row.pareto_rank === 'number' ? String(row.pareto_rank) : '—';
     default: {
       if (column.key.startsWith('objective:')) {
-        return formatScore(row.values?.[column.key.slice('objective:'.length)] ?? null);
+        return scoreText(row.values?.[column.key.slice('objective:'.length)] ?? null, row.partial);
       }
       const name = column.key.slice('param:'.length);
       return name in row.params ? formatParam(row.params[name]) : '';

@@ -1,4 +1,4 @@
-import { DEFAULT_SORT, leaderboardColumns, nextSort, pageLabel } from '../src/leaderboard';
+import { DEFAULT_SORT, leaderboardColumns, nextSort, pageLabel, rankText, scoreText } from '../src/leaderboard';
 
 describe('sorting the table', () => {
   it('flips the direction on the same column and starts ascending on a new one', () => {
@@ -14,5 +14,16 @@ describe('sorting the table', () => {
   it('labels a page', () => {
     expect(pageLabel(100, 100, 10000)).toBe('101–200 of 10,000');
     expect(pageLabel(0, 0, 0)).toBe('no trials yet');
+  });
+});
+
+describe('ranks and scores as the notebook shows them', () => {
+  it('shows equal scores as one rank, tied', () => {
+    expect([{ rank: 1, tied: true }, { rank: 3, tied: false }, { rank: null }].map(rankText)).toEqual(['1 (tied)', '3', '—']);
+  });
+  it('marks the score of a trial under way partial', () => {
+    expect(scoreText(0.9685, true)).toBe('0.9685 (partial)');
+    expect(scoreText(0.0001963, false)).toBe('0.0001963');
+    expect(scoreText(null, true)).toBe('—');
   });
 });
