@@ -319,7 +319,9 @@ export class InsightTabs {
       tab.message.textContent = this.slices?.contour_message ?? 'No contour.';
       return;
     }
-    tab.message.textContent = `${this.slices.metric} interpolated between the trials (dots) over ${contour.x.name} and ${contour.y.name}.`;
+    const categorical = contour.x.kind === 'categorical' || contour.y.kind === 'categorical';
+    const how = categorical ? 'one band of cells per category (nothing between two categories)' : 'interpolated between the trials (dots)';
+    tab.message.textContent = `${this.slices.metric} over ${contour.x.name} and ${contour.y.name}, ${how}.`;
     const layout = {
       xaxis: parameterAxis(contour.x, contour.x_grid),
       yaxis: parameterAxis(contour.y, contour.y_grid),

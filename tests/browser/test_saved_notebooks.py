@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from tests.browser.conftest import LabServer
-from tests.browser.test_dashboard_e2e import PageLog, shut_down_kernels_of, wait_until
+from tests.browser.test_dashboard_e2e import PageLog, fresh_page, shut_down_kernels_of, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -81,10 +81,7 @@ def test_every_demo_notebook_opens_with_its_outputs_and_no_console_error(browser
     saved["saved-after-a-run.ipynb"] = _as_lab_saves_it(quickstart)
     for name, notebook in saved.items():
         _save(lab_server, name, notebook)
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(60_000)
-    page = context.new_page()
-    log = PageLog(page)
+    context, page, log = fresh_page(browser, {"width": 1400, "height": 900})
     try:
         page.goto(f"{lab_server.url}/lab/workspaces/saved-notebooks?reset&token={lab_server.token}")
         page.locator(".jp-DirListing-item", has_text=NOTEBOOKS[0].name).wait_for()
