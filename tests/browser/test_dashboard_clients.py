@@ -26,6 +26,7 @@ from tests.browser.conftest import ARTIFACTS, LabServer, _quiet_lab_settings, _w
 from tests.browser.test_dashboard_e2e import (
     PageLog,
     fresh_page,
+    run_all_cells,
     shut_down_kernels_of,
     wait_until,
     write_notebook,
@@ -120,40 +121,6 @@ def _open(browser, server: Server, name: str, width: int) -> tuple[object, objec
     return context, page, log
 
 
-STARTED = "() => /\\[(\\*|1)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)"
-#: the index of the first cell that has not run nor waits to (-1 when every cell has)
-NOT_RUN = ("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell .jp-InputPrompt')]"
-           ".findIndex(prompt => !/\\[(\\*|\\d+)\\]/.test(prompt.innerText))")
-
-
-def _run_all(page, log: PageLog) -> None:
-    """Run All from the Run menu; sent again if no cell started (a Run All sent while the kernel
-    connects is lost), and the cells after the first run again if only the first one went through
-    (what a kernel that was still connecting can do)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    for _ in range(3):
-        _menu(page, "Run", "Run All Cells")
-        try:
-            page.wait_for_function(STARTED, timeout=15_000)
-            break
-        except PlaywrightTimeout:
-            continue
-    wait_until(page, log, STARTED, what="the first cell to run")
-    try:
-        page.wait_for_function(f"() => ({NOT_RUN})() < 0", timeout=10_000)
-    except PlaywrightTimeout:
-        first = page.evaluate(f"({NOT_RUN})()")
-        page.locator(".jp-Notebook .jp-Cell").nth(first).locator(".jp-InputPrompt").click()
-        _menu(page, "Run", "Run Selected Cell and All Below")
-    wait_until(page, log, f"() => ({NOT_RUN})() < 0", what="every cell to run or wait to")
-
-
-def _menu(page, menu: str, item: str) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{menu}$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{item}$")).click()
-
-
 def _trials(home: Path, name: str) -> dict[int, str]:
     path = home / "hpnb.sqlite"
     if not path.exists():
@@ -207,7 +174,7 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
     name = "newcomer"
     context, page, log = _open(browser, server, name, 1400)
     try:
-        _run_all(page, log)
+        run_all_cells(page, log)
         dashboard = page.locator(".jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
         wait_until(page, log, "() => [...document.querySelectorAll('.hpnb-table tbody tr')]"
                    ".some(row => row.innerText.includes('RUNNING'))", what="a running trial in the table")
