@@ -68,6 +68,31 @@ def default_population(dimension: int, budget: int | None) -> int:
     return max(MIN_POPULATION, size)
 
 
+def challenger(rng: np.random.Generator, pool: np.ndarray, target: np.ndarray,
+               mutation: tuple[float, float], crossover: float, base: np.ndarray | None = None,
+               skip: int | None = None) -> np.ndarray:
+    """A challenger for ``target``: the mutant ``base + F * (b - c)`` of three distinct random rows
+    ``a``, ``b``, ``c`` of ``pool`` (row ``skip`` left out; ``base`` is ``a`` unless given), ``F``
+    drawn in ``mutation``, crossed with ``target`` (each coordinate kept with probability
+    ``crossover``, at least one) and clipped into the unit cube. ``pool`` needs three rows.
+
+    Example:
+        >>> pool = np.array([[0.1, 0.1], [0.5, 0.5], [0.9, 0.2], [0.3, 0.8]])
+        >>> point = challenger(np.random.default_rng(0), pool, pool[0], (0.5, 0.5), 1.0, skip=0)
+        >>> bool(((point >= 0) & (point <= 1)).all())
+        True
+    """
+    others = [i for i in range(len(pool)) if i != skip]
+    a, b, c = rng.choice(others, size=3, replace=False)
+    low, high = mutation
+    factor = low if low == high else float(rng.uniform(low, high))
+    mutant = (pool[a] if base is None else base) + factor * (pool[b] - pool[c])
+    dim = mutant.shape[0]
+    keep = rng.random(dim) < crossover
+    keep[rng.integers(dim)] = True
+    return np.clip(np.where(keep, mutant, target), 0.0, 1.0)
+
+
 class DifferentialEvolutionStrategy(Strategy):
     """Differential evolution without generations: members are replaced as results arrive."""
 
@@ -114,18 +139,10 @@ class DifferentialEvolutionStrategy(Strategy):
         return min(known)[1] if known else None
 
     def _challenger(self, target: int) -> np.ndarray:
-        others = [i for i in range(self.population) if i != target]
-        a, b, c = self._rng.choice(others, size=3, replace=False)
         best = self._best_index()
-        if self.variant == "best/1" and best is not None:
-            a = best
-        low, high = self.mutation
-        factor = low if low == high else float(self._rng.uniform(low, high))
-        mutant = self._members[a] + factor * (self._members[b] - self._members[c])
-        dim = mutant.shape[0]
-        keep = self._rng.random(dim) < self.crossover
-        keep[self._rng.integers(dim)] = True
-        return np.clip(np.where(keep, mutant, self._members[target]), 0.0, 1.0)
+        base = self._members[best] if self.variant == "best/1" and best is not None else None
+        return challenger(self._rng, self._members, self._members[target], self.mutation, self.crossover,
+                          base=base, skip=target)
 
     def _activated(self, point: np.ndarray, target: np.ndarray) -> np.ndarray:
         """``point`` with the target's coordinates where a parameter is inactive in the challenger,
