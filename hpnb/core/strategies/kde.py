@@ -56,6 +56,10 @@ class Parzen:
         others = np.maximum(self.sizes - 1, 1)
         log_k = log_k + np.where(same, np.log1p(-self.cat_bandwidth),
                                  np.log(self.cat_bandwidth / others)).sum(axis=2)
+        # the prior, uniform over the space, weighs as one point: it keeps regions where no point
+        # lies from looking infinitely unlikely (as Optuna's TPE does)
+        uniform = -np.log(np.maximum(self.sizes, 1)).sum() * np.ones((len(qx), 1))
+        log_k = np.concatenate([log_k, uniform], axis=1)
         peak = log_k.max(axis=1, keepdims=True)
         return (peak + np.log(np.exp(log_k - peak).mean(axis=1, keepdims=True)))[:, 0]
 
