@@ -67,7 +67,7 @@ def test_mutation_draws_from_the_parent_budget() -> None:
     dehb = DEHBStrategy(_square(), seed=0, population=5, mutation=0.0, crossover=1.0)
     dehb.use_stopping_rule(rule)
     first_rung = [tid for tid in range(200) if rule.bracket_of(tid) == 0][:5]
-    later = [tid for tid in range(200) if rule.bracket_of(tid) == 1 and tid > max(first_rung)][0]
+    later = next(tid for tid in range(200) if rule.bracket_of(tid) == 1 and tid > max(first_rung))
     points = {}
     for tid in first_rung:
         points[tid] = _point(dehb.suggest(tid).params)  # type: ignore[union-attr]
