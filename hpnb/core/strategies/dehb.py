@@ -11,7 +11,7 @@ asynchronous: a configuration is proposed whenever a slot frees.
   a target whose place is still empty is a random point.
 - Mutation draws from the *parent* budget's subpopulation, as in the paper: the rung below the
   trial's start; at the first rung (every trial under ``asha``), the highest budget whose
-  subpopulation has three members, whose members are the ones the rule promoted. It is
+  subpopulation is full, whose members are the ones the rule promoted. It is
   ``a + F * (b - c)`` (rand/1, ``F`` = ``mutation``, default 0.5), crossed with the target
   (``crossover``, default 0.5): ``de``'s mutation and crossover.
 - Selection per budget: a trial's result at its start budget replaces its target if it is better;
@@ -122,12 +122,13 @@ class DEHBStrategy(MultiFidelityStrategy):
         return self.space.from_unit(point), info
 
     def _parent_pool(self, start: int, assigned: Assigned) -> tuple[int, np.ndarray | None]:
-        """The parent budget of trials starting at ``start`` and its members' points (None: too few)."""
+        """The parent budget of trials starting at ``start`` and its members' points (None: no full
+        subpopulation yet)."""
         budgets = self.rungs.budgets()
         index = budgets.index(start) if start in budgets else 0
         order = ([budgets[index - 1]] if index > 0 else []) + sorted(budgets, reverse=True)
         for budget in order:
-            members = [tid for tid in self.subpopulation(budget, assigned) if tid is not None]
-            if len(members) >= MIN_MEMBERS:
+            members = self.subpopulation(budget, assigned)
+            if None not in members:
                 return budget, np.array([self.unit(tid) for tid in members])
         return start, None
