@@ -130,5 +130,5 @@ class DEHBStrategy(MultiFidelityStrategy):
         for budget in order:
             members = self.subpopulation(budget, assigned)
             if None not in members:
-                return budget, np.array([self.unit(tid) for tid in members])
+                return budget, np.array([self.unit(tid) for tid in members if tid is not None])
         return start, None
