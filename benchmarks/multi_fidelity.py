@@ -12,7 +12,8 @@ or ``hyperband``; ``grace 1, reduction 3, max_t 27``) in an asynchronous loop of
 driver uses them: each running trial reports every epoch (``Strategy.report``, then the rule's
 verdict), a stopped or finished trial is observed, and a new configuration is asked for as soon as
 a slot frees. The configuration chosen after ``n`` epochs in all is the best of the trials that ran
-to ``max_t``. A run spends ``--epochs`` epochs in all (27 x 100 on Hartmann, 27 x 20 on digits).
+to ``max_t``. A run spends as many epochs as ``--hartmann-trials`` (default 300) or ``--digits-trials``
+(default 20) trials running to ``max_t`` would.
 
 The figure: the epochs each contender needs for its median quality (over seeds) to reach ASHA +
 random's median final quality, as a share of ASHA + random's epochs. Goal: <= 1/3 for bohb and dehb.
@@ -222,10 +223,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="5 Hartmann seeds, 3 digits seeds")
     parser.add_argument("--hartmann-trials", type=int, default=300,
                         help="the Hartmann task's epochs, in full trials of 27 epochs")
+    parser.add_argument("--digits-trials", type=int, default=20,
+                        help="the digits task's epochs, in full trials of 27 epochs")
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
     seeds = {"hartmann": 5 if args.quick else args.seeds, "digits": 3 if args.quick else args.digits_seeds}
-    epochs = {"hartmann": MAX_T * args.hartmann_trials, "digits": MAX_T * 20}
+    epochs = {"hartmann": MAX_T * args.hartmann_trials, "digits": MAX_T * args.digits_trials}
     contenders = {"hartmann": tuple(CONTENDERS), "digits": DIGITS_CONTENDERS}
     jobs = [(task, label, seed, epochs[task]) for task in TASKS for label in contenders[task]
             for seed in range(seeds[task])]

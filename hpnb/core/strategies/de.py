@@ -68,6 +68,18 @@ def default_population(dimension: int, budget: int | None) -> int:
     return max(MIN_POPULATION, size)
 
 
+def evolution_options(options: dict[str, Any], dimension: int, budget: int | None,
+                      mutation: tuple[float, float], crossover: float
+                      ) -> tuple[int, tuple[float, float], float]:
+    """The checked ``population``, ``mutation`` and ``crossover`` options, with these defaults
+    (the population's: :func:`default_population`)."""
+    population = check_int("population", options.get("population", default_population(dimension, budget)),
+                           MIN_POPULATION, MAX_POPULATION)
+    return (population,
+            check_number_or_interval("mutation", options.get("mutation", list(mutation)), 0.0, 2.0),
+            check_number_or_interval("crossover", options.get("crossover", crossover), 0.0, 1.0)[0])
+
+
 def challenger(rng: np.random.Generator, pool: np.ndarray, target: np.ndarray,
                mutation: tuple[float, float], crossover: float, base: np.ndarray | None = None,
                skip: int | None = None) -> np.ndarray:
@@ -102,11 +114,8 @@ class DifferentialEvolutionStrategy(Strategy):
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
-        default = default_population(space.dimension, budget)
-        self.population = check_int("population", options.get("population", default), MIN_POPULATION,
-                                    MAX_POPULATION)
-        self.mutation = check_number_or_interval("mutation", options.get("mutation", [0.5, 1.0]), 0.0, 2.0)
-        self.crossover = check_number_or_interval("crossover", options.get("crossover", 0.7), 0.0, 1.0)[0]
+        self.population, self.mutation, self.crossover = evolution_options(
+            options, space.dimension, budget, mutation=(0.5, 1.0), crossover=0.7)
         self.variant = check_choice("variant", options.get("variant", "best/1"), VARIANTS)
         self.init = check_choice("init", options.get("init", "lhs"), INITS)
         self._rng = np.random.default_rng(self.resolved_seed)

@@ -40,10 +40,8 @@ from typing import Any
 import numpy as np
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.spec.values import MAX_POPULATION
-from hpnb.core.strategies._options import check_int, check_number_or_interval
 from hpnb.core.strategies.base import Modes
-from hpnb.core.strategies.de import MIN_POPULATION, challenger, default_population
+from hpnb.core.strategies.de import challenger, evolution_options
 from hpnb.core.strategies.multi_fidelity import MultiFidelityStrategy
 
 #: the fewest members a subpopulation has, and a mutation needs.
@@ -61,11 +59,8 @@ class DEHBStrategy(MultiFidelityStrategy):
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
-        default = default_population(space.dimension, budget)
-        self.population = check_int("population", options.get("population", default), MIN_POPULATION,
-                                    MAX_POPULATION)
-        self.mutation = check_number_or_interval("mutation", options.get("mutation", 0.5), 0.0, 2.0)
-        self.crossover = check_number_or_interval("crossover", options.get("crossover", 0.5), 0.0, 1.0)[0]
+        self.population, self.mutation, self.crossover = evolution_options(
+            options, space.dimension, budget, mutation=(0.5, 0.5), crossover=0.5)
 
     def size(self, budget: int) -> int:
         """The number of members of ``budget``'s subpopulation."""
