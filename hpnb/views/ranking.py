@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hpnb.core.constraints import Constraint, feasibility
 from hpnb.core.objectives import Objective, finite_number
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import (
@@ -53,12 +54,14 @@ class SearchRanking:
         order: every trial, best first; trials without every score last, by id.
         positions: trial id -> 1-based position in ``order``, for the trials with every score.
         pareto: trial id -> non-domination rank (0: on the front); empty with one objective.
+        constraints: the search's constraints; a row of a trial that fails one says so.
     """
 
     objectives: tuple[Objective, ...]
     order: list[TrialRecord]
     positions: dict[int, int]
     pareto: dict[int, int]
+    constraints: tuple[Constraint, ...] = ()
 
     @property
     def several(self) -> bool:
@@ -78,24 +81,31 @@ class SearchRanking:
         return {o.name: None if failed else finite_number(trial.metrics.get(o.name)) for o in self.objectives}
 
     def row(self, trial: TrialRecord) -> dict[str, Any]:
-        """What a trial's JSON gains: its position, its objectives' values and its Pareto rank."""
-        return {"rank": self.positions.get(trial.trial_id), "values": self.values(trial),
-                "pareto_rank": self.pareto.get(trial.trial_id)}
+        """What a trial's JSON gains: its position, its objectives' values, its Pareto rank and,
+        with constraints, whether it is feasible and why not."""
+        row: dict[str, Any] = {"rank": self.positions.get(trial.trial_id), "values": self.values(trial),
+                               "pareto_rank": self.pareto.get(trial.trial_id)}
+        if self.constraints:
+            verdict = feasibility(trial.metrics, self.constraints)
+            row.update(feasible=verdict.feasible, infeasible_because=list(verdict.reasons))
+        return row
 
     def objectives_json(self) -> list[dict[str, str]]:
         return [o.to_dict() for o in self.objectives]
 
 
-def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> SearchRanking:
-    """The :class:`SearchRanking` of ``trials`` by ``objectives``."""
+def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
+                constraints: Sequence[Constraint] = ()) -> SearchRanking:
+    """The :class:`SearchRanking` of ``trials`` by ``objectives`` (infeasible trials after the
+    feasible ones, see :mod:`hpnb.core.summary`)."""
     objectives = tuple(objectives)
     if len(objectives) > 1:
-        order, pareto = pareto_ranking(trials, objectives)  # the ranks once, for both
+        order, pareto = pareto_ranking(trials, objectives, constraints)  # the ranks once, for both
     else:
-        order, pareto = ranked(trials, objectives), {}
+        order, pareto = ranked(trials, objectives, constraints), {}
     scored = [t for t in order if trial_scores(t, objectives) is not None]
     positions = {t.trial_id: position for position, t in enumerate(scored, start=1)}
-    return SearchRanking(objectives, order, positions, pareto)
+    return SearchRanking(objectives, order, positions, pareto, tuple(constraints))
 
 
 def objective_sort_keys(objectives: Sequence[Objective]) -> list[str]:

@@ -11,6 +11,23 @@ export interface ISortState {
   order: 'asc' | 'desc';
 }
 
+/** How the leaderboard marks a trial that fails a constraint (as the cell's dashboard does). */
+export const INFEASIBLE = '(infeasible)';
+
+/**
+ * The score cell's text and tooltip: an infeasible trial's score is marked, and its
+ * tooltip says which constraints it fails.
+ */
+export function scoreCell(score: string, row: { feasible?: boolean; infeasible_because?: string[] }): {
+  text: string;
+  title: string;
+} {
+  if (row.feasible !== false || !score) {
+    return { text: score, title: '' };
+  }
+  return { text: `${score} ${INFEASIBLE}`, title: `infeasible: ${(row.infeasible_because ?? []).join('; ')}` };
+}
+
 /** How the leaderboard opens: best first. */
 export const DEFAULT_SORT: ISortState = { column: 'rank', order: 'asc' };
 

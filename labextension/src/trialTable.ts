@@ -6,7 +6,15 @@
 
 import type { ILeaderboardPage, ILeaderboardRow } from './api';
 import { formatClock, formatDuration, formatParam, formatScore, stateClass } from './format';
-import { DEFAULT_SORT, leaderboardColumns, nextSort, pageLabel, type IColumn, type ISortState } from './leaderboard';
+import {
+  DEFAULT_SORT,
+  leaderboardColumns,
+  nextSort,
+  pageLabel,
+  scoreCell,
+  type IColumn,
+  type ISortState
+} from './leaderboard';
 import { element } from './resume';
 
 /** Rows per page of the leaderboard. */
@@ -18,8 +26,15 @@ function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLEl
       return row.rank === null ? '—' : String(row.rank);
     case 'trial':
       return String(row.trial_id);
-    case 'score':
-      return formatScore(row.score);
+    case 'score': {
+      const cell = scoreCell(formatScore(row.score), row);
+      if (!cell.title) {
+        return cell.text;
+      }
+      const marked = element('span', 'hpnb-infeasible', cell.text);
+      marked.title = cell.title;
+      return marked;
+    }
     case 'state':
       return element('span', `hpnb-badge ${stateClass(row.state)}`, row.state.toLowerCase());
     case 'duration':

@@ -28,6 +28,9 @@ export interface IObjectiveValues {
   values?: Record<string, number | null>;
   /** Non-domination rank over all objectives (0: on the Pareto front); null with one objective. */
   pareto_rank?: number | null;
+  /** With constraints: whether the trial satisfies them all, and why not (absent without). */
+  feasible?: boolean;
+  infeasible_because?: string[];
 }
 
 /** One row of the leaderboard: a trial with its rank (null without a score) and duration. */
