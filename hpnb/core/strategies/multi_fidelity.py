@@ -5,8 +5,8 @@ every new configuration when a slot frees, without waiting for a bracket to end.
 The saved state is the seed, the count and whether the model has been announced; a resumed search
 relearns the store's trials and their reports (``rebuild``). Each suggestion draws from a generator
 seeded by the seed and the trial id, so a search is reproducible for a seed. The first suggestion
-made by the model carries an event (``strategy_model``: the trial and the budget) that the search
-records.
+made by the model carries an event (``strategy_model``: the trial and the budget, None for final
+results without ``max_t``) that the search records.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
-from hpnb.core.strategies.fidelity import FidelityRecord, Rungs
+from hpnb.core.strategies.fidelity import END, FidelityRecord, Rungs
 from hpnb.core.trial import Suggestion, TrialState
 
 
@@ -59,8 +59,9 @@ class MultiFidelityStrategy(Strategy):
         self.configs[trial_id] = params
         if "model" in info and not self._announced:
             self._announced = True
+            budget = None if info["model"] == END else info["model"]  # None: the end of training
             info["event"] = {"kind": "strategy_model", "strategy": self.name, "trial": trial_id,
-                             "budget": info["model"]}
+                             "budget": budget}
         return Suggestion(params, info=info)
 
     def adopt(self, trial_id: int, given: Mapping[str, Any]) -> Suggestion:
