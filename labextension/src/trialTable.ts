@@ -5,13 +5,15 @@
  */
 
 import type { ILeaderboardPage, ILeaderboardRow } from './api';
-import { formatClock, formatDuration, formatParam, formatScore, stateClass } from './format';
+import { formatClock, formatDuration, formatParam, stateClass } from './format';
 import {
   DEFAULT_SORT,
   leaderboardColumns,
   nextSort,
   pageLabel,
+  rankText,
   scoreCell,
+  scoreText,
   type IColumn,
   type ISortState
 } from './leaderboard';
@@ -23,11 +25,11 @@ export const PAGE_ROWS = 100;
 function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLElement | string {
   switch (column.key) {
     case 'rank':
-      return row.rank === null ? '—' : String(row.rank);
+      return rankText(row);
     case 'trial':
       return String(row.trial_id);
     case 'score': {
-      const cell = scoreCell(formatScore(row.score), row);
+      const cell = scoreCell(scoreText(row.score, row.partial), row);
       if (!cell.title) {
         return cell.text;
       }
@@ -45,7 +47,7 @@ function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLEl
       return typeof row.pareto_rank === 'number' ? String(row.pareto_rank) : '—';
     default: {
       if (column.key.startsWith('objective:')) {
-        return formatScore(row.values?.[column.key.slice('objective:'.length)] ?? null);
+        return scoreText(row.values?.[column.key.slice('objective:'.length)] ?? null, row.partial);
       }
       const name = column.key.slice('param:'.length);
       return name in row.params ? formatParam(row.params[name]) : '';

@@ -35,7 +35,11 @@ export interface IObjectiveValues {
 
 /** One row of the leaderboard: a trial with its rank (null without a score) and duration. */
 export interface ILeaderboardRow extends ITrial, IObjectiveValues {
+  /** Equal scores share a rank (`tied`); trials under way rank after the finished ones. */
   rank: number | null;
+  tied?: boolean;
+  /** The trial is under way: its score may still change. */
+  partial?: boolean;
   duration: number | null;
 }
 

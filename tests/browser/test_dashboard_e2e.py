@@ -102,6 +102,14 @@ class PageLog:
         return "browser console:\n" + ("\n".join(self.lines[-80:]) or "(nothing)")
 
 
+def fresh_page(browser, viewport: dict[str, int]) -> tuple[object, object, PageLog]:
+    """A new browser context and page (timeouts of a minute) and the log of its console."""
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    return context, page, PageLog(page)
+
+
 @contextlib.contextmanager
 def notebook_page(browser, lab_server, notebook: str, sources: list[str], workspace: str,
                   viewport: dict[str, int], timeout_ms: int = WAIT_MS,

@@ -16,7 +16,6 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -33,10 +32,9 @@ from hpnb.core.summary import (
     trial_scores,
     trial_state,
 )
-from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.data import format_value
 from hpnb.views.columns import PARAM_PREFIX, sort_key_names, sorted_trials, trial_duration
-from hpnb.views.ranking import SearchRanking, rank_trials
+from hpnb.views.ranking import SearchRanking, is_partial, rank_trials, tied_ranks
 
 #: rows on one page of the table.
 PAGE_ROWS = 15
@@ -143,8 +141,6 @@ def table_page(
             score = Objective("score", "max" if mode == "max" else "min")
             ranking = rank_trials(trials, (score,), constraints)
         ordered = sorted_trials(trials, ranking, sort, descending, now)
-        if sort in ("rank", "score"):
-            ordered = _finished_first(ordered)
         rank_of, fronts = tied_ranks(trials, mode, constraints), {}
     pages = max(1, -(-len(ordered) // page_rows))
     page = min(max(0, page), pages - 1)
@@ -162,43 +158,6 @@ def table_page(
                      len(ordered))
 
 
-def _partial(trial: TrialRecord) -> bool:
-    """Whether the trial's score may still change (it runs, waits or is paused)."""
-    return TrialState(trial.state).is_under_way or trial.state == TrialState.PAUSED.value
-
-
-def _finished_first(ordered: Sequence[TrialRecord]) -> list[TrialRecord]:
-    """``ordered`` with the scores of finished trials first, then partial scores, then no score."""
-    scored = [t for t in ordered if trial_score(t) is not None]
-    done = [t for t in scored if not _partial(t)]
-    return done + [t for t in scored if _partial(t)] + [t for t in ordered if trial_score(t) is None]
-
-
-def tied_ranks(trials: Sequence[TrialRecord], mode: str,
-               constraints: Sequence[Constraint] = ()) -> dict[int, tuple[int, bool]]:
-    """Trial id -> (1-based rank, tied): equal scores share a rank (1, 2, 2, 4); trials whose
-    score is partial rank after every finished one, infeasible ones after the feasible.
-
-    Example:
-        >>> from hpnb.core.store.records import TrialRecord
-        >>> def t(i, v, state="COMPLETED"):
-        ...     return TrialRecord(1, i, {}, state, 0.0, 1.0, None, None, 0, None, None, v, v, {}, None, None)
-        >>> tied_ranks([t(0, 0.9), t(1, 0.97), t(2, 0.97), t(3, 0.99, "RUNNING")], "max")
-        {1: (1, True), 2: (1, True), 0: (3, False), 3: (4, False)}
-    """
-    order = [t for t in ranked(trials, mode, constraints) if trial_score(t) is not None]
-    done = [t for t in order if not _partial(t)]
-    scores = [(is_feasible(t, constraints), trial_score(t)) for t in done]
-    counts = Counter(scores)
-    out: dict[int, tuple[int, bool]] = {}
-    for position, trial in enumerate(done):
-        first = scores.index(scores[position])
-        out[trial.trial_id] = (first + 1, counts[scores[position]] > 1)
-    for position, trial in enumerate((t for t in order if _partial(t)), start=len(done) + 1):
-        out[trial.trial_id] = (position, False)
-    return out
-
-
 def _rank_text(rank: int | tuple[int, bool] | None) -> str:
     if rank is None:
         return ""
@@ -210,7 +169,7 @@ def _rank_text(rank: int | tuple[int, bool] | None) -> str:
 def _cells(trial: TrialRecord, state: str, rank: int | tuple[int, bool] | None,
            param_names: Sequence[str], now: float) -> list[str]:
     value = trial_score(trial)
-    score = "" if value is None else format_value(value) + (" (partial)" if _partial(trial) else "")
+    score = "" if value is None else format_value(value) + (" (partial)" if is_partial(trial) else "")
     return [
         _rank_text(rank),
         str(trial.trial_id),
