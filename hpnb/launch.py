@@ -215,6 +215,7 @@ class Launch:
         record = self.store.experiment(self.name)
         parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
         strategy, stopping_rule = make_strategy(self.spec, record.budget), make_stopping_rule(self.spec)
+        strategy.use_stopping_rule(stopping_rule)
         self._learn_warm_start(strategy)
         recovered = recover(self.store, record, strategy, stopping_rule)
         self.store.update_experiment(self.experiment_id, message=CLEAR)

@@ -253,7 +253,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         parallel=as_optional_int(data.get("parallel"), "parallel", minimum=1, maximum=MAX_PARALLEL),
         seed=seed,
         space=space,
-        early_stopping=_parse_early_stopping(data.get("early_stopping"), mode),
+        early_stopping=_paired(strategy, _parse_early_stopping(data.get("early_stopping"), mode), mode),
         resources=parse_resources(data.get("resources")),
         max_failures=as_int(data.get("max_failures", 5), "max_failures", minimum=0, maximum=MAX_TRIALS),
         retries=as_int(data.get("retries", 2), "retries", minimum=0, maximum=MAX_RETRIES),
@@ -340,6 +340,20 @@ def _check_strategy(strategy: StrategySpec, space: SearchSpace, objectives: tupl
     modes = tuple(o.mode for o in objectives)
     instance = cls(space, modes[0] if len(modes) == 1 else modes, seed, trials, **thaw(strategy.options))
     return instance.max_trials()
+
+
+def _paired(strategy: StrategySpec, early_stopping: EarlyStoppingSpec, mode: Any) -> EarlyStoppingSpec:
+    """The early stopping of a multi-fidelity strategy (``pairs_with``): the first rule it pairs with
+    (keeping ``max_t``) when the spec names none, else one of them."""
+    pairs: tuple[str, ...] = tuple(getattr(_load_class(strategy_class, strategy.name), "pairs_with", ()))
+    if not pairs or early_stopping.rule in pairs:
+        return early_stopping
+    if early_stopping.rule != "none":
+        raise SpecError("early_stopping", f"the {strategy.name} strategy models the results at the rungs of "
+                        "a bracketed rule", value=early_stopping.rule, allowed=", ".join(pairs))
+    paired = EarlyStoppingSpec(pairs[0], early_stopping.options)
+    stopping_rule_class(paired.rule)(mode, **thaw(paired.options))
+    return paired
 
 
 def _parse_early_stopping(value: Any, mode: str) -> EarlyStoppingSpec:

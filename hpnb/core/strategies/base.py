@@ -23,7 +23,7 @@ from hpnb.core.space import SearchSpace
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:
-    from hpnb.core.early_stopping.base import Decision
+    from hpnb.core.early_stopping.base import Decision, StoppingRule
     from hpnb.core.strategies.pbt_exploit import Exploit
 
 Mode = Literal["min", "max"]
@@ -96,6 +96,9 @@ class Strategy(ABC):
     #: configurations the search was given to run first (``enqueue``) come on top of the ones
     #: it proposes (false for population-based training: they are members of the population).
     enqueued_are_extra: bool = True
+    #: the early-stopping rules whose rungs it models (multi-fidelity strategies: ``bohb``, ``dehb``);
+    #: a spec without early stopping gets the first, any other rule is refused.
+    pairs_with: tuple[str, ...] = ()
     #: it learns from the search's constraints (:meth:`use_constraints`, :meth:`observe_violations`);
     #: the others ignore them and only the ranking of trials applies them.
     learns_from_constraints: bool = False
@@ -173,6 +176,11 @@ class Strategy(ABC):
         """Learn the completed ``trials`` of another search before suggesting (``warm_start``);
         returns how many it learnt. Only strategies with ``learns_from_prior`` do (none here)."""
         return 0
+
+    def use_stopping_rule(self, rule: StoppingRule) -> None:
+        """The search's early-stopping rule, given before the first suggestion; multi-fidelity
+        strategies read its rungs and brackets (the others ignore it)."""
+        return None
 
     def report(self, trial_id: int, step: int, value: float) -> None:
         """An intermediate value; most strategies ignore it."""
