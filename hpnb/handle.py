@@ -231,19 +231,22 @@ class Search(SearchInsight):
 
     @property
     def best(self) -> dict[str, Any] | None:
-        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None.
+        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None. With
+        ``constraints:``, the best feasible one (None while no trial is feasible).
 
         Raises:
             HpnbError: the search has several objectives: it has a Pareto front
                 (:attr:`pareto`), not one best trial.
         """
+        from hpnb.core.constraints import record_constraints
         from hpnb.core.summary import best_trial
 
         if self.spec.is_multi_objective:
             goals = describe(self.spec.objectives)
             raise HpnbError(f"search {self.name!r} has {len(self.spec.objectives)} objectives ({goals}): "
                             "it has a Pareto front of trials, not one best; see search.pareto")
-        trial = best_trial(self.store.trials(self.experiment_id), self.record.mode)
+        trial = best_trial(self.store.trials(self.experiment_id), self.record.mode,
+                           record_constraints(self.record))
         if trial is None:
             return None
         return {"trial_id": trial.trial_id, "params": dict(trial.params), "value": trial.value,

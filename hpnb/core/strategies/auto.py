@@ -8,6 +8,8 @@ TPE learns every trial so far (the running ones as pending), and the first sugge
 switch carries ``info["event"]`` (``strategy_switched``, from, to, the trial), which the runner
 records as an event of the search. TPE runs with ``constant_liar`` so parallel trials keep
 apart. ``auto`` does not learn another search's trials (``warm_start``): name ``tpe`` for that.
+Constraints are passed on to the strategy it runs (gp, tpe and nsga2 learn from them; a grid
+that fits the budget runs every configuration anyway).
 
 Example:
     >>> from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
@@ -22,6 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from hpnb.core.space import SearchSpace
@@ -41,6 +44,7 @@ class AutoStrategy(Strategy):
     multi_objective = True
     rebuilds_from_history = True
     needs_intermediate_values = True
+    learns_from_constraints = True
     options = ()
 
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
@@ -60,8 +64,22 @@ class AutoStrategy(Strategy):
         modes = self.modes if self.is_multi_objective else self.mode
         at = self.choice.switch_at
         budget = self.budget if name != "gp" or at is None or self.budget is None else min(self.budget, at)
-        return strategy_class(name)(self.space, modes, seed=self.resolved_seed, budget=budget,
-                                    **INNER_OPTIONS.get(name, {}))
+        inner = strategy_class(name)(self.space, modes, seed=self.resolved_seed, budget=budget,
+                                     **INNER_OPTIONS.get(name, {}))
+        if self.constraint_count and inner.learns_from_constraints:
+            inner.use_constraints(self.constraint_count)
+        return inner
+
+    def use_constraints(self, count: int) -> None:
+        super().use_constraints(count)
+        if self.inner.learns_from_constraints:
+            self.inner.use_constraints(count)
+
+    def observe_violations(self, trial_id: int, violations: Sequence[float]) -> None:
+        known = self._history.get(trial_id)
+        if known is not None:
+            self._history[trial_id] = replace(known, violations=tuple(violations))
+        self.inner.observe_violations(trial_id, violations)
 
     # -- suggestions -------------------------------------------------------------------------
     def suggest(self, trial_id: int) -> Suggestion | None:
@@ -96,7 +114,7 @@ class AutoStrategy(Strategy):
     def observe(self, trial_id: int, value: Observed, state: TrialState = TrialState.COMPLETED) -> None:
         known = self._history.get(trial_id)
         if known is not None:
-            self._history[trial_id] = TrialHistory(trial_id, known.params, state, value, known.intermediate)
+            self._history[trial_id] = replace(known, state=state, value=value)
         self.inner.observe(trial_id, value, state)
 
     def report(self, trial_id: int, step: int, value: float) -> None:

@@ -63,6 +63,10 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "abandoned": lambda d: f"trial {d.get('trial')} was given up (attempt {d.get('attempt')})",
     "checkpoint_failed": lambda d: f"trial {d.get('trial')}: its checkpoint at step {d.get('step')} failed",
     "scale_failed": lambda d: f"the cluster could not grow to {d.get('parallel')}: {d.get('error')}",
+    "constraint_never_reported": lambda d: f"trial {d.get('trial')} {d.get('reason')}",
+    "strategy_model": lambda d: (f"{d.get('strategy')} proposes from its model from trial {d.get('trial')} "
+                                 "on, fitted to " + ("final results" if d.get("budget") is None
+                                                     else f"the results at step {d.get('budget')}")),
 }
 
 
