@@ -47,6 +47,13 @@ def _goal(summary: SearchSummary) -> str:
     return f"{'min' if summary.mode == 'min' else 'max'} {summary.metric}"
 
 
+def strategy_text(summary: SearchSummary) -> str:
+    """The strategy, and what ``auto`` chose and why: ``auto → gp: 40 trials, 6 continuous parameters``."""
+    if summary.strategy_choice:
+        return f"{summary.strategy} \u2192 {summary.strategy_choice}"
+    return summary.strategy
+
+
 def title_html(summary: SearchSummary) -> str:
     color = STATE_COLORS.get(summary.state.value, "#333")
     best = ("best: —" if summary.best_value is None else
@@ -54,7 +61,7 @@ def title_html(summary: SearchSummary) -> str:
             f"(trial {summary.best_trial}: {html.escape(data.format_params(summary.best_params))})")
     if summary.is_multi_objective:
         best = front_html(summary)
-    return (f"<b>{html.escape(summary.name)}</b> &middot; {html.escape(summary.strategy)} &middot; "
+    return (f"<b>{html.escape(summary.name)}</b> &middot; {html.escape(strategy_text(summary))} &middot; "
             f"{html.escape(_goal(summary))} &middot; "
             f"<span style='color:{color};font-weight:bold'>{summary.state.value}</span><br>{best}"
             f"{message_html(summary.message)}")
