@@ -29,6 +29,7 @@ Usage (needs ``pip install ".[bench]"``):
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import math
 import time
@@ -49,8 +50,8 @@ HPOBENCH = ("car", "phoneme", "vehicle", "australian", "kc1", "segment", "blood_
 STRATEGIES = ("auto", "gp", "tpe", "random", "optuna-tpe", "optuna-tpe-mv", "optuna-random", "optuna-gp")
 DEFAULT_STRATEGIES = ("auto", "optuna-tpe", "optuna-tpe-mv", "random")
 RESULTS = Path(__file__).parent / "results" / "quality_tables.jsonl"
-#: one run: table, strategy, seed, trials.
-Job = tuple[str, str, int, int]
+#: one run: table, strategy, seed, trials, parallel slots.
+Job = tuple[str, str, int, int, int]
 
 
 @dataclass
@@ -99,20 +100,36 @@ def load_table(name: str, seed: int) -> Table:
     return Table(name, bench, values, categorical, loss, float(means.min()), float(np.median(means)))
 
 
-def run_hpnb(table: Table, strategy: str, seed: int, trials: int) -> tuple[dict[str, Any], list[float]]:
+def run_hpnb(table: Table, strategy: str, seed: int, trials: int,
+             parallel: int = 1) -> tuple[dict[str, Any], list[float]]:
+    """Ask/observe with ``parallel`` slots: a trial runs for a log-normal time (seeded), the
+    strategy is asked for the next one whenever a slot is free, so it sees the others running
+    (with one slot, a plain sequential loop)."""
     space = table.space()
     instance = strategy_class(strategy)(space, "min", seed=seed, budget=trials)
-    best, chosen, times = math.inf, {}, []
+    durations = np.random.default_rng([seed, 8191])
+    running: list[tuple[float, int, dict[str, Any]]] = []
+    best, chosen, times, clock = math.inf, {}, [], 0.0
+
+    def finish() -> None:
+        nonlocal clock, best, chosen
+        clock, tid, params = heapq.heappop(running)
+        value = table.observe(params)
+        instance.observe(tid, value)
+        if value < best:
+            best, chosen = value, params
+
     for tid in range(trials):
+        if len(running) >= parallel:
+            finish()
         start = time.perf_counter()
         suggestion = instance.suggest(tid)
         times.append(time.perf_counter() - start)
         if suggestion is None:
             break
-        value = table.observe(suggestion.params)
-        instance.observe(tid, value)
-        if value < best:
-            best, chosen = value, suggestion.params
+        heapq.heappush(running, (clock + float(durations.lognormal(0.0, 0.5)), tid, suggestion.params))
+    while running:
+        finish()
     return chosen, times
 
 
@@ -147,12 +164,16 @@ def run_optuna(table: Table, strategy: str, seed: int, trials: int) -> tuple[dic
 
 
 def one_run(job: Job) -> dict[str, Any]:
-    name, strategy, seed, trials = job
+    name, strategy, seed, trials, parallel = job
     table = load_table(name, seed)
-    runner = run_optuna if strategy.startswith("optuna-") else run_hpnb
-    chosen, times = runner(table, strategy, seed, trials)
+    if strategy.startswith("optuna-"):
+        if parallel != 1:
+            raise ValueError("Optuna's samplers run sequentially here")
+        chosen, times = run_optuna(table, strategy, seed, trials)
+    else:
+        chosen, times = run_hpnb(table, strategy, seed, trials, parallel)
     late = times[int(0.9 * len(times)):]
-    return {"table": name, "strategy": strategy, "seed": seed, "trials": trials,
+    return {"table": name, "strategy": strategy, "seed": seed, "trials": trials, "parallel": parallel,
             "regret": table.regret(chosen), "suggest_median_s": float(np.median(times)),
             "suggest_late_median_s": float(np.median(late)), "chosen": table.config(chosen)}
 
@@ -167,24 +188,32 @@ def jobs(args: argparse.Namespace, done: set[Job]) -> Iterator[Job]:
     for name in args.tables:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             for strategy in args.strategies:
-                job = (name, strategy, seed, args.trials)
-                if job not in done:
-                    yield job
+                for parallel in args.parallel:
+                    job = (name, strategy, seed, args.trials, parallel)
+                    if job not in done and (parallel == 1 or not strategy.startswith("optuna-")):
+                        yield job
 
 
 def run(args: argparse.Namespace) -> None:
     path = Path(args.results)
     path.parent.mkdir(parents=True, exist_ok=True)
-    done = {(r["table"], r["strategy"], r["seed"], r["trials"]) for r in stored(path)}
+    done = {(r["table"], r["strategy"], r["seed"], r["trials"], r.get("parallel", 1)) for r in stored(path)}
     todo = list(jobs(args, done))
     print(f"{len(todo)} runs to do, {len(done)} stored in {path}", flush=True)
     with ProcessPoolExecutor(args.jobs) as pool, path.open("a") as out:
         for result in pool.map(one_run, todo):
             out.write(json.dumps(result) + "\n")
             out.flush()
-            print(f"{result['table']:<26} {result['strategy']:<14} seed {result['seed']:<3} "
+            print(f"{result['table']:<26} {result['strategy']:<14} x{result['parallel']:<2} "
+                  f"seed {result['seed']:<3} "
                   f"regret {result['regret']:.4f}  suggest {result['suggest_median_s'] * 1e3:.1f} ms",
                   flush=True)
+
+
+def _label(result: dict[str, Any]) -> str:
+    """A run's column: its strategy, with ``xN`` for ``N`` parallel slots."""
+    parallel = int(result.get("parallel", 1))
+    return result["strategy"] if parallel == 1 else f"{result['strategy']} x{parallel}"
 
 
 def _cell(values: list[float]) -> str:
@@ -195,8 +224,9 @@ def _cell(values: list[float]) -> str:
 def report(results: list[dict[str, Any]], trials: int, baseline: str, challenger: str) -> None:
     """Per table: median [IQR] of the normalised regret of each strategy; then the mean over tables
     of the medians, the challenger's ratio to the baseline and the tables it wins."""
-    rows = [r for r in results if r["trials"] == trials]
-    names = [s for s in STRATEGIES if any(r["strategy"] == s for r in rows)]
+    rows = [{**r, "strategy": _label(r)} for r in results if r["trials"] == trials]
+    labels = {r["strategy"] for r in rows}
+    names = sorted(labels, key=lambda s: (STRATEGIES.index(s.split(" x")[0]), s))
     tables = [t for t in (*HPOLIB, *HPOBENCH) if any(r["table"] == t for r in rows)]
     by: dict[tuple[str, str], list[float]] = {}
     for r in rows:
@@ -217,6 +247,11 @@ def report(results: list[dict[str, Any]], trials: int, baseline: str, challenger
     shown = [f"{means[s]:.4f}" if s in means else "-" for s in names]
     print("| **mean of medians** | " + " | ".join(shown) + " |")
     _compare(by, tables, means, baseline, challenger)
+    for name in names:
+        sequential = name.split(" x")[0]
+        if name != sequential and name in means and sequential in means:
+            print(f"{name} / {sequential} (its own sequential) mean regret: "
+                  f"{means[name] / means[sequential]:.3f} (goal for auto with 8 slots: <= 1.2)")
     times = {s: [r["suggest_late_median_s"] for r in rows if r["strategy"] == s] for s in names}
     print("\nMedian time per suggestion over the last tenth of each run (s): "
           + ", ".join(f"{s} {np.median(v):.3f}" for s, v in times.items() if v))
@@ -243,6 +278,8 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=100)
     parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
                         help=f"a comma list of {', '.join(STRATEGIES)}, or all")
+    parser.add_argument("--parallel", default="1",
+                        help="a comma list of slot counts, e.g. 1,8 (hpnb's strategies only)")
     parser.add_argument("--jobs", type=int, default=1, help="processes")
     parser.add_argument("--results", default=str(RESULTS), help="the JSON-lines file of runs")
     parser.add_argument("--report", action="store_true", help="only report what is stored")
@@ -251,6 +288,7 @@ def main() -> None:
     args = parser.parse_args()
     groups = {"all": (*HPOLIB, *HPOBENCH), "hpolib": HPOLIB, "hpobench": HPOBENCH}
     args.tables = groups.get(args.tables) or tuple(args.tables.split(","))
+    args.parallel = tuple(int(n) for n in args.parallel.split(","))
     args.strategies = STRATEGIES if args.strategies == "all" else tuple(args.strategies.split(","))
     unknown = [s for s in args.strategies if s not in STRATEGIES] + [
         t for t in args.tables if t not in (*HPOLIB, *HPOBENCH)]
