@@ -287,7 +287,7 @@ def adaptive_parallel(spec: ExperimentSpec) -> int | None:
 def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
     cls = strategy_class(spec.strategy.name)
     modes = tuple(o.mode for o in spec.objectives) if spec.is_multi_objective else spec.mode
-    return cls(spec.space, modes, seed=spec.seed, budget=budget, **thaw(spec.strategy.options))
+    return cls(spec.space, modes, seed=spec.seed, budget=budget, **spec.strategy_options())
 
 
 def make_stopping_rule(spec: ExperimentSpec) -> StoppingRule:

@@ -69,6 +69,7 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "abandoned": lambda d: f"trial {d.get('trial')} was given up (attempt {d.get('attempt')})",
     "checkpoint_failed": lambda d: f"trial {d.get('trial')}: its checkpoint at step {d.get('step')} failed",
     "strategy_switched": _switched,
+    "repeat": lambda d: f"trial {d.get('trial')} runs trial {d.get('of')}'s configuration again (noise)",
     "scale_failed": lambda d: f"the cluster could not grow to {d.get('parallel')}: {d.get('error')}",
 }
 

@@ -4,7 +4,9 @@ Pure data from store records (sorting and ranks are those of the Lab view's
 routes, :mod:`hpnb.views.columns`), so a search of 10,000 trials
 sends one page of rows, never all of them. With several objectives the metric's
 column is one column per objective and a Pareto rank (0: on the front), and the
-rank is the summary's order: Pareto rank, then crowding distance.
+rank is the summary's order: Pareto rank, then crowding distance. A trial whose configuration
+ran more than once (a noisy search) shows, after its own score, the mean of every run of it,
+their spread and their count: ``0.21 · 0.25 ± 0.03 (mean of 3 runs)``.
 
 Example:
     >>> page = table_page([], "min", "RUNNING", ["lr"], "loss", now=0.0)
@@ -22,8 +24,17 @@ from dataclasses import dataclass
 
 from hpnb.core.analysis.humane_time import clock_time, duration
 from hpnb.core.objectives import Objective
+from hpnb.core.repeats import Runs, spread_text
 from hpnb.core.store.records import TrialRecord
-from hpnb.core.summary import ExperimentState, pareto_ranks, ranked, trial_score, trial_scores, trial_state
+from hpnb.core.summary import (
+    ExperimentState,
+    finished_runs,
+    pareto_ranks,
+    ranked,
+    trial_score,
+    trial_scores,
+    trial_state,
+)
 from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.data import format_value
 from hpnb.views.columns import PARAM_PREFIX, sort_key_names, sorted_trials, trial_duration
@@ -128,6 +139,7 @@ def table_page(
         if sort in ("rank", "score"):
             ordered = _finished_first(ordered)
         rank_of, fronts = tied_ranks(trials, mode), {}
+    repeated = {} if several else repeated_runs(trials, Objective(metric, "max" if mode == "max" else "min"))
     pages = max(1, -(-len(ordered) // page_rows))
     page = min(max(0, page), pages - 1)
     shown = ordered[page * page_rows:(page + 1) * page_rows]
@@ -136,7 +148,8 @@ def table_page(
     for trial in shown:
         state = trial_state(trial, search)
         states.append(state)
-        cells = _cells(trial, state, rank_of.get(trial.trial_id), param_names, now)
+        cells = _cells(trial, state, rank_of.get(trial.trial_id), param_names, now,
+                       repeated.get(trial.trial_id))
         rows.append(_with_objectives(cells, trial, objectives, fronts) if several else cells)
     return TablePage(cols, rows, [t.trial_id for t in shown], states, sort, descending, page, pages,
                      len(ordered))
@@ -178,6 +191,15 @@ def tied_ranks(trials: Sequence[TrialRecord], mode: str) -> dict[int, tuple[int,
     return out
 
 
+def repeated_runs(trials: Sequence[TrialRecord], objective: Objective) -> dict[int, tuple[float, Runs]]:
+    """Trial id -> (mean score, runs) for every trial whose configuration finished more than once."""
+    out: dict[int, tuple[float, Runs]] = {}
+    for runs in finished_runs(trials, objective):
+        if runs.count > 1:
+            out.update({tid: (objective.loss(runs.mean), runs) for tid in runs.trial_ids})
+    return out
+
+
 def _rank_text(rank: int | tuple[int, bool] | None) -> str:
     if rank is None:
         return ""
@@ -187,9 +209,12 @@ def _rank_text(rank: int | tuple[int, bool] | None) -> str:
 
 
 def _cells(trial: TrialRecord, state: str, rank: int | tuple[int, bool] | None,
-           param_names: Sequence[str], now: float) -> list[str]:
+           param_names: Sequence[str], now: float, repeated: tuple[float, Runs] | None = None) -> list[str]:
     value = trial_score(trial)
     score = "" if value is None else format_value(value) + (" (partial)" if _partial(trial) else "")
+    if repeated is not None:
+        mean, runs = repeated
+        score += f" \u00b7 {format_value(mean)}{spread_text(runs.count, runs.std, format_value)}"
     return [
         _rank_text(rank),
         str(trial.trial_id),

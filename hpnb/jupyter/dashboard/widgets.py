@@ -16,6 +16,7 @@ import ipywidgets as widgets
 
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.objectives import Objective
+from hpnb.core.repeats import spread_text
 from hpnb.core.summary import SearchSummary
 from hpnb.core.trial import ExperimentState, TrialState
 from hpnb.jupyter.dashboard import data, pareto_plot, trial_log
@@ -56,8 +57,9 @@ def strategy_text(summary: SearchSummary) -> str:
 
 def title_html(summary: SearchSummary) -> str:
     color = STATE_COLORS.get(summary.state.value, "#333")
+    spread = html.escape(spread_text(summary.best_runs, summary.best_std, data.format_value))
     best = ("best: —" if summary.best_value is None else
-            f"best {html.escape(summary.metric)} <b>{data.format_value(summary.best_value)}</b> "
+            f"best {html.escape(summary.metric)} <b>{data.format_value(summary.best_value)}</b>{spread} "
             f"(trial {summary.best_trial}: {html.escape(data.format_params(summary.best_params))})")
     if summary.is_multi_objective:
         best = front_html(summary)
