@@ -28,7 +28,7 @@ import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import ModuleType
 from typing import Any
 
 from hpnb.cluster.cluster_errors import (
@@ -48,6 +48,7 @@ from hpnb.cluster.kubernetes_manifest import (
     manifest_yaml,
     replicas_for,
 )
+from hpnb.core.closing import ClosedOnExit
 from hpnb.core.spec.resources import Resources
 
 __all__ = [
@@ -255,7 +256,7 @@ def wait_for_workers(client: Any, wanted: int, timeout: float, where: str, hint:
     return seen
 
 
-class KubernetesBackend:
+class KubernetesBackend(ClosedOnExit):
     """A Dask cluster on Kubernetes for one search, started by the Dask operator.
 
     Args:
@@ -364,14 +365,6 @@ class KubernetesBackend:
                     self.name,
                     self.namespace,
                 )
-
-    def __enter__(self) -> KubernetesBackend:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
 
     def _workers_to_wait_for(self) -> int:
         # with adapt the autoscaler may shrink an idle cluster to its minimum at once

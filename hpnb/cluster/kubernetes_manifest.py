@@ -31,6 +31,7 @@ import yaml
 
 from hpnb.cluster.trial_slots import kubernetes_advertised
 from hpnb.core.errors import SpecError
+from hpnb.core.kubernetes_names import kubernetes_name
 from hpnb.core.spec.resources import Resources
 
 API_VERSION = "kubernetes.dask.org/v1"
@@ -72,8 +73,7 @@ def cluster_name_for(experiment: str) -> str:
         >>> cluster_name_for("MLP_lr search")
         'hpnb-mlp-lr-search'
     """
-    slug = re.sub(r"[^a-z0-9]+", "-", experiment.lower()).strip("-")
-    return f"hpnb-{slug}"[:MAX_CLUSTER_NAME_LENGTH].rstrip("-")
+    return kubernetes_name(experiment, dots=False, prefix="hpnb-", limit=MAX_CLUSTER_NAME_LENGTH)
 
 
 def check_cluster_name(name: str) -> None:

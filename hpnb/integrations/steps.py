@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hpnb.runner.worker.reporting import TrialStopped, current, load_checkpoint, report
+from hpnb.runner.worker.reporting import TrialStopped, load_checkpoint, report
+from hpnb.runner.worker.trial_context import current
 
 
 def in_search() -> bool:

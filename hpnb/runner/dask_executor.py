@@ -29,7 +29,7 @@ from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Exe
 from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
 from hpnb.runner.stuck_threads import StuckThreads
 from hpnb.runner.worker.objective import TrialTask, run_trial
-from hpnb.runner.worker.reporting import TrialChannel
+from hpnb.runner.worker.trial_context import TrialChannel
 
 log = logging.getLogger("hpnb")
 

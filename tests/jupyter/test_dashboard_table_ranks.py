@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hpnb.jupyter.dashboard.data import Header
+from hpnb.core.store import ExperimentRecord
+from hpnb.jupyter.dashboard.data import header
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.widgets import counts_html
 from tests.core.analysis.records import trial
@@ -37,9 +38,10 @@ def test_a_trial_under_a_second_shows_milliseconds():
 def test_the_counts_name_paused_and_pending_trials_beside_running_failed_and_stopped():
     trials = [trial(0, 0.9), trial(1, None, state="PAUSED"), trial(2, None, state="RUNNING"),
               trial(3, None, state="STOPPED"), trial(4, None, state="PENDING")]
-    header = Header("s", "random", "accuracy", "max", "RUNNING", budget=17, done=2, running=1, completed=1,
-                    failed=0, stopped=1, elapsed=12.0, eta=30.0, best_value=0.9, best_trial=0)
-    text = counts_html(header, trials)
+    search = ExperimentRecord(1, "s", {}, None, "RUNNING", 17, 2, "accuracy", "max", "random",
+                              0.0, 0.0, None, False, None, None, "driver", heartbeat=NOW)  # a live driver
+    text = counts_html(header(search, trials, NOW))
     assert text.startswith("2/17 done &middot; 1 running &middot; 1 pending &middot; 1 paused &middot; "
                            "0 failed &middot; 1 stopped")
-    assert "paused" not in counts_html(header, [replace(trials[1], state="COMPLETED")])
+    trials[1] = replace(trials[1], state="COMPLETED")
+    assert "paused" not in counts_html(header(search, trials, NOW))

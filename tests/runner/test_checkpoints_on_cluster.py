@@ -22,6 +22,9 @@ from tests.runner import checkpointing_objectives, objectives
 
 cloudpickle.register_pickle_by_value(checkpointing_objectives)
 
+# every test here runs searches on a real Dask cluster
+pytestmark = pytest.mark.slow
+
 TWO = {"name": "fixed", "configs": [{"x": 1.0}, {"x": 2.0}]}
 
 

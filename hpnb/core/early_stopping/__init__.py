@@ -7,8 +7,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from hpnb.core.lazy_classes import lazy_class
 
 if TYPE_CHECKING:
     from hpnb.core.early_stopping.base import StoppingRule
@@ -24,5 +25,5 @@ STOPPING_RULES: dict[str, str] = {
 
 def stopping_rule_class(name: str) -> type[StoppingRule]:
     """The class implementing early-stopping rule ``name`` (a KeyError for unknown names)."""
-    module, cls = STOPPING_RULES[name].split(":")
-    return getattr(importlib.import_module(f"hpnb.core.early_stopping.{module}"), cls)
+    found: type[StoppingRule] = lazy_class("hpnb.core.early_stopping", STOPPING_RULES, name)
+    return found

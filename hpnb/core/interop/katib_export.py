@@ -44,6 +44,7 @@ from hpnb.core.interop.katib_format import (
     settings_list,
 )
 from hpnb.core.interop.katib_parameters import parameter_to_katib
+from hpnb.core.kubernetes_names import kubernetes_name
 from hpnb.core.space import FixedParameter, Parameter
 from hpnb.core.spec.experiment import ExperimentSpec
 from hpnb.core.spec.resources import parse_resources
@@ -85,17 +86,6 @@ class KatibExport:
         return f"---\n{head}{comment}{marker}{tail}"
 
 
-def kubernetes_name(name: str) -> str:
-    """``name`` as a Kubernetes object name (lower case letters, digits, '-' and '.').
-
-    Example:
-        >>> kubernetes_name("MLP_lr.v2")
-        'mlp-lr.v2'
-    """
-    text = re.sub(r"[^a-z0-9.-]+", "-", name.lower()).strip("-.")
-    return text[:253].rstrip("-.") or DEFAULT_NAME
-
-
 def export_katib(spec: ExperimentSpec, *, name: str | None = None, budget: int | None = None,
                  recorded_metrics: Sequence[str] = ()) -> KatibExport:
     """Write ``spec`` as a Katib v1beta1 Experiment.
@@ -126,7 +116,7 @@ class _Writer:
 
     def document(self, name: str, budget: int, recorded: Sequence[str]) -> dict[str, Any]:
         spec = self.spec
-        written = kubernetes_name(name)
+        written = kubernetes_name(name) or DEFAULT_NAME
         if written != name:
             self.note("metadata.name", f"{describe(name)} is written {describe(written)}: Kubernetes names "
                                        "are lower case letters, digits, '-' and '.'")

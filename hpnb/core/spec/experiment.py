@@ -49,7 +49,7 @@ from hpnb.core.spec.values import (
     parse_optional_duration,
 )
 from hpnb.core.spec.warm_start import parse_enqueue, parse_warm_start
-from hpnb.core.spec.yaml_lines import LineTable, load_yaml, plain_data
+from hpnb.core.spec.yaml_lines import LineTable, load_yaml
 from hpnb.core.strategies import STRATEGIES, strategy_class
 
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
@@ -63,6 +63,17 @@ DEFAULT_TRIALS = 20
 DEFAULT_STRATEGY = "auto"
 
 
+def described(name: str, options: Mapping[str, Any]) -> str:
+    """``name (option=value, ...)``, or the name alone without options.
+
+    Example:
+        >>> described("asha", {"grace": 2})
+        'asha (grace=2)'
+    """
+    shown = ", ".join(f"{key}={value!r}" for key, value in thaw(options).items())
+    return f"{name} ({shown})" if shown else name
+
+
 @dataclass(frozen=True)
 class StrategySpec:
     """``strategy: NAME`` or ``strategy: {name: NAME, option: value, ...}``."""
@@ -71,8 +82,7 @@ class StrategySpec:
     options: Mapping[str, Any] = field(default_factory=FrozenDict)
 
     def describe(self) -> str:
-        options = ", ".join(f"{key}={value!r}" for key, value in thaw(self.options).items())
-        return f"{self.name} ({options})" if options else self.name
+        return described(self.name, self.options)
 
 
 @dataclass(frozen=True)
@@ -83,8 +93,7 @@ class EarlyStoppingSpec:
     options: Mapping[str, Any] = field(default_factory=FrozenDict)
 
     def describe(self) -> str:
-        options = ", ".join(f"{key}={value!r}" for key, value in thaw(self.options).items())
-        return f"{self.rule} ({options})" if options else self.rule
+        return described(self.rule, self.options)
 
 
 @dataclass(frozen=True)
@@ -181,7 +190,7 @@ def parse_spec(source: str | Mapping[str, Any], *,
             _check_sizes(data)
         elif isinstance(source, Mapping):
             _check_sizes(source)
-            data = plain_data(source)
+            data = thaw(source)
         else:
             raise SpecError("", "a spec is YAML text or a mapping", value=type(source).__name__)
         return _build(_canonical(data, lines, overrides or {}), lines)

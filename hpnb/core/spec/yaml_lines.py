@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,15 +141,6 @@ def load_yaml(text: str) -> tuple[Any, LineTable]:
                         allowed="a few levels of nesting") from None
     finally:
         loader.dispose()
-
-
-def plain_data(value: Any) -> Any:
-    """A deep copy of mappings and lists as plain dicts and lists (for dict input)."""
-    if isinstance(value, Mapping):
-        return {key: plain_data(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain_data(item) for item in value]
-    return value
 
 
 def line_of(text: str | None, path: str) -> int | None:

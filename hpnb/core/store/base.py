@@ -16,9 +16,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
+from hpnb.core.closing import ClosedOnExit
 from hpnb.core.store import schema
 from hpnb.core.store.connection import (
     DEFAULT_BUSY_TIMEOUT,
@@ -53,7 +53,7 @@ class _Clear:
 CLEAR: Any = _Clear()
 
 
-class StoreBase:
+class StoreBase(ClosedOnExit):
     """The connection, its lock and the read/write helpers of a store (see :class:`Store`).
 
     Args:
@@ -100,14 +100,6 @@ class StoreBase:
                 self._conn.close()
             self._conn = None
             self._closed = True
-
-    def __enter__(self: _S) -> _S:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         mode = "readonly" if self.readonly else "writable"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hpnb.core.errors import SpecError
@@ -151,60 +151,35 @@ def column_value(kind: str, value: Any, field_name: str) -> Any:
     return codec.text(value, field_name)
 
 
-EXPERIMENT_SELECT = (
-    "SELECT id, name, spec, source, state, budget, parallel, metric, mode, strategy, created, updated,"
-    " message, stop_requested, strategy_state, scheduler_state, driver, heartbeat FROM experiments"
-)
+#: record fields stored as JSON text.
+_JSON_FIELDS = frozenset({"spec", "strategy_state", "scheduler_state", "params", "metrics"})
+#: TrialRecord fields whose column has another name.
+_TRIAL_COLUMN_NAMES = {"start": "started", "end": "ended"}
+
+
+def _select(record: type, table: str, renamed: dict[str, str]) -> str:
+    """``SELECT`` of every field of ``record`` from ``table``."""
+    return f"SELECT {', '.join(renamed.get(f.name, f.name) for f in fields(record))} FROM {table}"
+
+
+def _field_values(row: sqlite3.Row, record: type, renamed: dict[str, str]) -> dict[str, Any]:
+    """The fields of ``record`` read from ``row``, JSON decoded."""
+    values = {f.name: row[renamed.get(f.name, f.name)] for f in fields(record)}
+    return {name: codec.loads(value) if name in _JSON_FIELDS else value for name, value in values.items()}
+
+
+EXPERIMENT_SELECT = _select(ExperimentRecord, "experiments", {})
 
 
 def experiment_from_row(row: sqlite3.Row) -> ExperimentRecord:
     """The record of one row of :data:`EXPERIMENT_SELECT`."""
-    return ExperimentRecord(
-        id=row["id"],
-        name=row["name"],
-        spec=codec.loads(row["spec"]),
-        source=row["source"],
-        state=row["state"],
-        budget=row["budget"],
-        parallel=row["parallel"],
-        metric=row["metric"],
-        mode=row["mode"],
-        strategy=row["strategy"],
-        created=row["created"],
-        updated=row["updated"],
-        message=row["message"],
-        stop_requested=bool(row["stop_requested"]),
-        strategy_state=codec.loads(row["strategy_state"]),
-        scheduler_state=codec.loads(row["scheduler_state"]),
-        driver=row["driver"],
-        heartbeat=row["heartbeat"],
-    )
+    values = _field_values(row, ExperimentRecord, {})
+    return ExperimentRecord(**values | {"stop_requested": bool(values["stop_requested"])})
 
 
-TRIAL_SELECT = (
-    "SELECT experiment_id, trial_id, params, state, started, ended, worker, error, retries, parent,"
-    " last_step, value, best, metrics, checkpoint, stop_reason, checkpoint_step FROM trials"
-)
+TRIAL_SELECT = _select(TrialRecord, "trials", _TRIAL_COLUMN_NAMES)
 
 
 def trial_from_row(row: sqlite3.Row) -> TrialRecord:
     """The record of one row of :data:`TRIAL_SELECT`."""
-    return TrialRecord(
-        experiment_id=row["experiment_id"],
-        trial_id=row["trial_id"],
-        params=codec.loads(row["params"]),
-        state=row["state"],
-        start=row["started"],
-        end=row["ended"],
-        worker=row["worker"],
-        error=row["error"],
-        retries=row["retries"],
-        parent=row["parent"],
-        last_step=row["last_step"],
-        value=row["value"],
-        best=row["best"],
-        metrics=codec.loads(row["metrics"]),
-        checkpoint=row["checkpoint"],
-        stop_reason=row["stop_reason"],
-        checkpoint_step=row["checkpoint_step"],
-    )
+    return TrialRecord(**_field_values(row, TrialRecord, _TRIAL_COLUMN_NAMES))

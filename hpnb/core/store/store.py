@@ -31,12 +31,8 @@ class Store(TrialStore, TrialLogStore):
     A store may be shared between threads (one lock serialises its connection);
     several processes may use one file at once. Each write method is one transaction.
 
-    Args:
-        path: the file; default :func:`default_store_path`. A writable store creates it
-            (and its directory) on opening.
-        readonly: open with ``mode=ro``: every write raises :class:`ReadOnlyStore` except
-            :meth:`request_stop`. A file that does not exist yet reads as an empty store.
-        busy_timeout: seconds SQLite waits for another process's lock before the store retries.
+    Its arguments (the file, read-only, the busy timeout) are those of
+    :class:`~hpnb.core.store.base.StoreBase`.
 
     Example:
         >>> import tempfile, pathlib

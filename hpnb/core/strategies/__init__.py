@@ -7,8 +7,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from hpnb.core.lazy_classes import lazy_class
 
 if TYPE_CHECKING:
     from hpnb.core.strategies.base import Strategy
@@ -32,8 +33,8 @@ STRATEGIES: dict[str, str] = {
 
 def strategy_class(name: str) -> type[Strategy]:
     """The class implementing strategy ``name`` (a KeyError for unknown names)."""
-    module, cls = STRATEGIES[name].split(":")
-    return getattr(importlib.import_module(f"hpnb.core.strategies.{module}"), cls)
+    found: type[Strategy] = lazy_class("hpnb.core.strategies", STRATEGIES, name)
+    return found
 
 
 def multi_objective_strategies() -> tuple[str, ...]:

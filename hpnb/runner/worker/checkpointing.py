@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hpnb.runner.checkpoint_store import CheckpointLocation, CheckpointStore
+from hpnb.runner.worker.trial_context import current
 
 if TYPE_CHECKING:
-    from hpnb.runner.worker.reporting import TrialContext
+    from hpnb.runner.worker.trial_context import TrialContext
 
 #: the checkpoint stores this worker process has opened, by location.
 _stores: dict[CheckpointLocation, CheckpointStore] = {}
@@ -112,8 +113,6 @@ def checkpoint_dir(step: int | None = None) -> Iterator[Path]:
         ...     model.save(folder / "model.keras")
         >>> hpnb.report(step=3, val_loss=0.2)  # doctest: +SKIP
     """
-    from hpnb.runner.worker.reporting import current
-
     context = current()
     if context is None:
         with tempfile.TemporaryDirectory(prefix="hpnb-checkpoint-") as scratch:

@@ -13,7 +13,8 @@ from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.numbers import metric_number, metric_numbers
 from hpnb.runner.checkpoint_store import CheckpointLocation
 from hpnb.runner.worker.capture import capturing
-from hpnb.runner.worker.reporting import TrialChannel, TrialContext, TrialStopped, send_pending, set_current
+from hpnb.runner.worker.reporting import TrialStopped, send_pending
+from hpnb.runner.worker.trial_context import TrialChannel, TrialContext, set_current
 from hpnb.runner.worker.trial_info import upload_trial_dir
 
 

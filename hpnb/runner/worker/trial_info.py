@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from hpnb.runner.checkpoint_store import check_artifact_name
 from hpnb.runner.worker import checkpointing
+from hpnb.runner.worker.trial_context import current
 
 if TYPE_CHECKING:
-    from hpnb.runner.worker.reporting import TrialContext
+    from hpnb.runner.worker.trial_context import TrialContext
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,6 @@ def current_trial() -> TrialInfo | None:
         >>> trial = hpnb.current_trial()
         >>> log_dir = trial.dir / "tb" if trial else "runs/plain"
     """
-    from hpnb.runner.worker.reporting import current
-
     context = current()
     if context is None:
         return None
@@ -117,8 +116,6 @@ def artifact(path_or_figure: Any, name: str | None = None) -> str | None:
         >>> hpnb.artifact("predictions.csv") is None  # outside a search
         True
     """
-    from hpnb.runner.worker.reporting import current
-
     context = current()
     if name is not None:
         check_artifact_name(name)
