@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,9 +28,13 @@ from typing import Any
 MIN_SPREAD = 1e-3
 
 
-def config_key(params: Mapping[str, Any]) -> str:
-    """One text per configuration, whatever the order of its parameters."""
-    return json.dumps(dict(params), sort_keys=True, default=str)
+def config_key(params: Mapping[str, Any]) -> Hashable:
+    """One key per configuration, whatever the order of its parameters (the set of its items, JSON
+    text when a value is a list or a mapping)."""
+    try:
+        return frozenset(params.items())
+    except TypeError:
+        return json.dumps(dict(params), sort_keys=True, default=str)
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,8 @@ class Runs:
 
 def group_runs(items: Iterable[tuple[int, Mapping[str, Any], float]]) -> list[Runs]:
     """``(trial id, params, loss)`` grouped by configuration, in the order each was first run."""
-    ids: dict[str, list[int]] = {}
-    losses: dict[str, list[float]] = {}
+    ids: dict[Hashable, list[int]] = {}
+    losses: dict[Hashable, list[float]] = {}
     for trial_id, params, loss in items:
         key = config_key(params)
         ids.setdefault(key, []).append(int(trial_id))

@@ -50,6 +50,9 @@ HEARTBEAT_INTERVAL = 2.0
 STALE_AFTER = 3 * HEARTBEAT_INTERVAL
 #: the most trials of a Pareto front a summary lists (its size is always given).
 MAX_FRONT_SHOWN = 1_000
+_FAILED = TrialState.FAILED.value
+#: the stored states of trials that ended.
+FINISHED = frozenset(s.value for s in TrialState if s.is_finished)
 #: how trials are ranked: the mode of the one target (``trial.value``), or the objectives.
 Ranking = str | Sequence[Objective]
 
@@ -84,7 +87,7 @@ def trial_state(trial: TrialRecord, search: ExperimentState) -> str:
 def trial_score(trial: TrialRecord) -> float | None:
     """The number a trial is ranked by: its latest target value; None when failed or not finite."""
     value = trial.value
-    if trial.state == TrialState.FAILED.value or value is None or not math.isfinite(value):
+    if trial.state == _FAILED or value is None or not math.isfinite(value):
         return None
     return value
 
@@ -200,7 +203,7 @@ def is_noisy_search(record: ExperimentRecord) -> bool:
 def finished_runs(trials: Iterable[TrialRecord], objective: Objective) -> list[Runs]:
     """The finished, scored trials grouped by configuration, as losses of ``objective``."""
     return group_runs((t.trial_id, t.params, objective.loss(score)) for t in trials
-                      if TrialState(t.state).is_finished and (score := trial_score(t)) is not None)
+                      if t.state in FINISHED and (score := trial_score(t)) is not None)
 
 
 def search_best(trials: Sequence[TrialRecord], objective: Objective, noise: bool = False) -> Best | None:
