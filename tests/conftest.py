@@ -9,6 +9,8 @@ fixtures below is marked here, so that none slips into the fast tier unmarked.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 #: the shared fixtures that start something: using one makes a test slow.
@@ -23,3 +25,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if STARTING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def s3_url() -> Iterator[str]:
+    """A real S3-compatible server (moto's, on 127.0.0.1) with an empty bucket: ``s3://hpnb-tests``,
+    one for the whole session (the checkpoint-store, cluster and export tests share it).
+
+    This process and every process started after (Dask workers) reach it through the AWS_*
+    environment variables set here."""
+    import os
+
+    server_module = pytest.importorskip("moto.server", reason="the S3 tests need moto[server] (test extra)")
+    s3fs = pytest.importorskip("s3fs", reason="the S3 tests need s3fs (test extra)")
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    saved = {k: os.environ.get(k) for k in _S3_ENV}
+    os.environ.update({"AWS_ACCESS_KEY_ID": "hpnb", "AWS_SECRET_ACCESS_KEY": "hpnb",
+                       "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://{host}:{port}"})
+    s3fs.S3FileSystem.clear_instance_cache()
+    s3fs.S3FileSystem().mkdir("hpnb-tests")
+    yield "s3://hpnb-tests"
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    server.stop()
+
+
+_S3_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL")

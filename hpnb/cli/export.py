@@ -4,7 +4,9 @@ are on the front (0).
 
 CSV and JSON go to standard output unless ``--output`` is given; Parquet is
 binary and needs ``--output`` (and pyarrow). JSON is strict: NaN and infinite
-values are written as ``null``; times are ISO 8601 in UTC.
+values are written as ``null``; times are ISO 8601 in UTC. ``--artifacts DIR`` also copies
+each trial's artifacts into ``DIR/trial-<id>/`` and lists them in an ``artifacts`` column
+(see :mod:`hpnb.cli.export_artifacts`).
 
 Example:
     >>> from hpnb.cli import main
@@ -19,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hpnb.cli.export_artifacts import copy_artifacts, with_artifacts
 from hpnb.cli.store_option import add_store_option, open_store
 from hpnb.core.errors import HpnbError
 
@@ -51,6 +54,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--front", action="store_true",
                         help="export only the trials on the Pareto front (several objectives; with one: "
                         "the best trial)")
+    parser.add_argument("--artifacts", metavar="DIR",
+                        help="also copy each trial's artifacts into DIR/trial-ID/ and list them in the "
+                        "table's 'artifacts' column")
     parser.add_argument("--force", action="store_true",
                         help="with --format katib: replace an existing --output file")
     add_store_option(parser)
@@ -69,6 +75,9 @@ def choose_format(requested: str | None, output: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     """Write the export (exit 0); unknown name, missing pyarrow or an unwritable path: exit 2."""
     if args.format == KATIB:
+        if args.artifacts:
+            raise HpnbError("--artifacts copies the trials' files; --format katib writes the search "
+                            "itself: use csv, json or parquet with --artifacts")
         from hpnb.cli.export_katib import run as run_katib
 
         return run_katib(args)
@@ -87,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
             frame = pareto_frame(experiment, store.trials(experiment.id))
         else:
             frame = results_frame(experiment, store.trials(experiment.id))
+        if args.artifacts:
+            copied = copy_artifacts(store.path, experiment, frame["trial_id"], Path(args.artifacts))
+            frame = with_artifacts(frame, copied)
     if args.output:
         _write_file(frame, kind, Path(args.output))
         print(f"wrote {len(frame)} rows to {args.output}", file=sys.stderr)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from hpnb.runner.checkpoint_store import CheckpointStore
+from hpnb.runner.checkpoint_store import CheckpointStore, ref_time
 
 log = logging.getLogger("hpnb")
 
@@ -34,11 +34,28 @@ class CheckpointRefs:
 
     def __init__(self, store: CheckpointStore,
                  stored: Mapping[int, tuple[str, int | None]] | None = None) -> None:
-        """``stored``: each trial's checkpoint the experiment store names (reference, step)."""
+        """``stored``: each trial's checkpoint the experiment store names (reference, step), on a
+        resume; with ``keep`` above 1 the committed ones before it are held again too."""
         self.store = store
         self.keep = max(1, store.location.keep)
         self.refs: dict[int, list[tuple[str, int | None]]] = {
-            trial_id: [(ref, step)] for trial_id, (ref, step) in (stored or {}).items()}
+            trial_id: [*self._kept_before(trial_id, ref), (ref, step)]
+            for trial_id, (ref, step) in (stored or {}).items()}
+
+    def _kept_before(self, trial_id: int, ref: str) -> list[tuple[str, int | None]]:
+        """The committed checkpoints a driver before this one kept beside ``ref`` (up to ``keep``
+        - 1, oldest first): a resumed search falls back on them and deletes them in turn. One
+        written after ``ref`` was never stored: it is not held, and the end of the run sweeps it."""
+        if self.keep == 1:
+            return []
+        before = [r for r in self.store.refs(trial_id) if ref_time(r) < ref_time(ref)]
+        held = []
+        for older in before[-(self.keep - 1):]:
+            try:
+                held.append((older, self.store.manifest(older).get("step")))
+            except FileNotFoundError:  # half written, or deleted meanwhile
+                continue
+        return held
 
     def add(self, trial_id: int, ref: str, step: int | None) -> None:
         """A new checkpoint of ``trial_id`` (a worker wrote it, or recovery found it stored)."""

@@ -130,6 +130,16 @@ def check_ref(ref: str) -> int:
     return int(match[1])
 
 
+def ref_time(ref: str) -> int:
+    """When checkpoint reference ``ref`` was made (nanoseconds): references sort by it.
+
+    Example:
+        >>> ref_time("mlp-3-1000/trial-0/ckpt-1700000000000000000-0a1b2c3d")
+        1700000000000000000
+    """
+    return int(ref.rsplit("/", 1)[-1].split("-")[1])
+
+
 class CheckpointStore:
     """Reads, writes, copies and deletes checkpoints of one search (see the module's layout)."""
 
@@ -172,26 +182,36 @@ class CheckpointStore:
 
     def write_object(self, trial_id: int, step: int | None, obj: Any) -> str:
         """Pickle ``obj`` straight into the store as a new checkpoint; its reference."""
-        ref = self.new_ref(trial_id)
-        try:
+        def write(ref: str) -> None:
             self._makedirs(self.path(ref))
             with self.fs.open(self.path(f"{ref}/{OBJECT_FILE}"), "wb") as handle:
                 pickle.dump(obj, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            self.commit(ref, "object", step)
-        except BaseException:
-            self.delete(ref)
-            raise
-        return ref
+        return self._new_checkpoint(trial_id, "object", step, write)
+
+    def write_pickled(self, trial_id: int, step: int | None, local: Path) -> str:
+        """A new object checkpoint from the local file ``local``, which holds an object pickled
+        (a checkpoint of the earlier layout); its reference."""
+        def write(ref: str) -> None:
+            self._makedirs(self.path(ref))
+            self.fs.put_file(str(local), self.path(f"{ref}/{OBJECT_FILE}"))
+        return self._new_checkpoint(trial_id, "object", step, write)
 
     def write_folder(self, trial_id: int, step: int | None, folder: Path) -> str:
         """Upload the files of the local ``folder`` as a new checkpoint; its reference."""
-        ref = self.new_ref(trial_id)
-        try:
+        def write(ref: str) -> None:
             if self.local:  # staged in the store (see staging_folder): renamed, no byte moves
                 shutil.move(str(folder), self.path(ref))
             else:
                 self.fs.put(f"{folder}/", self.path(ref), recursive=True)
-            self.commit(ref, "dir", step)
+        return self._new_checkpoint(trial_id, "dir", step, write)
+
+    def _new_checkpoint(self, trial_id: int, kind: str, step: int | None, write: Callable[[str], Any]) -> str:
+        """A new checkpoint's reference, once ``write(ref)`` has written its files and its manifest
+        is written; whatever was written is deleted when either fails."""
+        ref = self.new_ref(trial_id)
+        try:
+            write(ref)
+            self.commit(ref, kind, step)
         except BaseException:
             self.delete(ref)
             raise
@@ -288,8 +308,7 @@ class CheckpointStore:
             names = [p.rstrip("/").rsplit("/", 1)[-1] for p in self.fs.ls(self.path(folder), detail=False)]
         except (FileNotFoundError, OSError):
             return []
-        refs = [f"{folder}/{n}" for n in names if n.startswith("ckpt-")]
-        return sorted(refs, key=lambda r: int(r.rsplit("/", 1)[-1].split("-")[1]))
+        return sorted((f"{folder}/{n}" for n in names if n.startswith("ckpt-")), key=ref_time)
 
     # -- artifacts and the trial's folder --------------------------------------------------
     def artifact_path(self, trial_id: int, name: str) -> str:

@@ -35,7 +35,7 @@ from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Exe
 from hpnb.runner.exploits import Exploits
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.pausing import Pauses
-from hpnb.runner.recovery import Recovered
+from hpnb.runner.recovery import Recovered, adopt_legacy
 from hpnb.runner.settling import Settling
 from hpnb.runner.store_writer import StoreWriter
 from hpnb.runner.verdicts import EXPLOIT, STOP, Verdicts
@@ -74,7 +74,9 @@ class Driver(threading.Thread):
         self.executor.sink = self.inbox.put
         created = store.experiment_with_id(experiment_id).created
         location = checkpoints or search_location(store.path, name, experiment_id, created, spec.to_dict())
-        refs = CheckpointRefs(CheckpointStore(location), recovered.checkpoints)
+        checkpoint_store = CheckpointStore(location)
+        adopt_legacy(recovered, checkpoint_store, store.path, experiment_id)
+        refs = CheckpointRefs(checkpoint_store, recovered.checkpoints)
         self.writer = StoreWriter(store, experiment_id, strategy, stopping_rule, on_change,
                                   on_checkpoint_stored=refs.committed)
         capacity = executor.capacity()

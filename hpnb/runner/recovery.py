@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.objectives import Objective, objective_values
@@ -23,8 +24,9 @@ from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.strategies.base import Strategy, TrialHistory, catch_up
 from hpnb.core.summary import record_objectives
 from hpnb.core.trial import TrialState
-from hpnb.runner.checkpoint_store import check_ref
+from hpnb.runner.checkpoint_store import CheckpointStore, check_ref
 from hpnb.runner.driven_trial import DrivenTrial
+from hpnb.runner.legacy_checkpoints import adopt, legacy_folder, legacy_name
 
 _FINISHED = {s.value for s in TrialState if s.is_finished}
 
@@ -41,6 +43,9 @@ class Recovered:
     paused: list[DrivenTrial] = field(default_factory=list)
     #: each trial's stored checkpoint: (reference, step)
     checkpoints: dict[int, tuple[str, int | None]] = field(default_factory=dict)
+    #: unfinished trials whose checkpoint is a file of the earlier layout: (its name, step); see
+    #: :mod:`hpnb.runner.legacy_checkpoints`
+    legacy: dict[int, tuple[str, int | None]] = field(default_factory=dict)
 
 
 def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
@@ -66,7 +71,10 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
             recovered.checkpoints[trial.trial_id] = (str(trial.checkpoint), trial.checkpoint_step)
         if trial.state not in _FINISHED:
             driven = _driven_trial(trial, last_seq.get(trial.trial_id, 0))
-            paused = trial.state == TrialState.PAUSED.value and driven.checkpoint is not None
+            if legacy_name(trial.trial_id, trial.checkpoint):
+                recovered.legacy[trial.trial_id] = (str(trial.checkpoint), trial.checkpoint_step)
+            paused = trial.state == TrialState.PAUSED.value and (
+                driven.checkpoint is not None or trial.trial_id in recovered.legacy)
             (recovered.paused if paused else recovered.requeue).append(driven)
     return recovered
 
@@ -109,7 +117,7 @@ def intermediate_values(store: Store, experiment_id: int) -> dict[int, dict[int,
 
 def _readable(ref: str | None) -> bool:
     """Whether ``ref`` is a checkpoint reference (a file name kept by hpnb before references
-    were paths in a checkpoint store is not: such a trial starts over)."""
+    were paths in a checkpoint store is not: see :func:`adopt_legacy`)."""
     try:
         check_ref(ref or "")
     except ValueError:
@@ -129,3 +137,14 @@ def _driven_trial(trial: TrialRecord, last_stored_seq: int) -> DrivenTrial:
     driven.attempt = trial.retries
     driven.new_attempt(skip_through_step=trial.last_step)
     return driven
+
+
+def adopt_legacy(recovered: Recovered, store: CheckpointStore, store_path: Path, experiment_id: int) -> None:
+    """Copy the checkpoints of the earlier layout that ``recovered``'s trials name into ``store``:
+    those trials resume from them (one that cannot be read: its trial starts over)."""
+    folder = legacy_folder(store_path, experiment_id)
+    for trial in (*recovered.requeue, *recovered.paused):
+        found = recovered.legacy.get(trial.trial_id)
+        ref = adopt(store, folder, trial, *found) if found else None
+        if ref is not None:
+            recovered.checkpoints[trial.trial_id] = (ref, trial.checkpoint_step)

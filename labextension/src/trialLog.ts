@@ -79,10 +79,15 @@ export class TrialLogPanel {
       const line = element('div', 'hpnb-artifact');
       const link = element('a', '', artifact.name);
       link.href = artifact.url;
-      link.target = '_blank';
-      link.rel = 'noopener';
+      const image = /\.(png|jpe?g|gif|webp)$/i.test(artifact.name);
+      if (image) {
+        link.target = '_blank';
+        link.rel = 'noopener';
+      } else {
+        link.download = artifact.name.split('/').pop() ?? artifact.name; // saved, not opened in a tab
+      }
       line.append(link, element('span', 'hpnb-artifact-size', ` ${formatBytes(artifact.size)}`));
-      if (/\.(png|jpe?g|gif|webp)$/i.test(artifact.name)) {
+      if (image) {
         const image = element('img', 'hpnb-artifact-image');
         image.src = artifact.url;
         image.alt = artifact.name;

@@ -13,10 +13,12 @@ import pytest
 from hpnb.core.store import Store
 from hpnb.core.summary import ranked
 from hpnb.core.trial_output import TrialOutput
+from hpnb.runner.checkpoint_store import CheckpointStore, search_location
 from tests.browser.parallel_coordinates import assert_marked, height_on, wait_drawn
 from tests.browser.stored_searches import StoredSearches, write_stored_searches
 from tests.browser.test_lab_extension import TALL_VIEWPORT, VIEWPORT, item, open_experiment, show_sidebar
 from tests.jupyter.server.insight_store import METRIC, InsightSearches, write_insight_searches
+from tests.runner.checkpointing_objectives import TINY_PNG
 
 pytestmark = pytest.mark.slow
 
@@ -175,6 +177,11 @@ def test_selecting_a_trial_shows_its_log_and_highlights_it(lab_page, searches, s
         store.set_trial_output(record.id, worst, TrialOutput(
             stdout=printed, stdout_bytes=len(printed), stderr="a warning\n", stderr_bytes=10,
             worker="tcp://127.0.0.1:4242", peak_memory_bytes=300 * 2**20))  # fmt: skip
+        artifacts = CheckpointStore(search_location(store.path, record.name, record.id, record.created,
+                                                    record.spec))
+    for name, data in (("plots/tiny.png", TINY_PNG), ("metrics.json", b'{"auc": 0.9}')):
+        (searches.path.parent / "artifact").write_bytes(data)
+        artifacts.put_artifact(worst, name, searches.path.parent / "artifact")
     view = open_experiment(page, searches.tuned)
     view.locator('th[data-sort="rank"][aria-sort="ascending"]').wait_for()
     row = view.locator(f'.hpnb-leaderboard tbody tr[data-trial="{worst}"]')
@@ -184,6 +191,14 @@ def test_selecting_a_trial_shows_its_log_and_highlights_it(lab_page, searches, s
     assert "a warning" in panel.locator(".hpnb-log-stderr").inner_text()
     assert "tcp://127.0.0.1:4242" in panel.inner_text() and "300 MiB" in panel.inner_text()
     assert row.get_attribute("class") == "hpnb-row-selected"
+    # its artifacts, through the server's authenticated route: the image shown, the file downloaded
+    image = panel.locator(".hpnb-artifacts img.hpnb-artifact-image")
+    shown = image.evaluate("img => img.decode().then(() => [img.alt, img.naturalWidth])")  # fails if refused
+    assert shown == ["plots/tiny.png", 1]
+    with page.expect_download() as download:
+        panel.locator(".hpnb-artifacts a", has_text="metrics.json").click()  # a type a tab would show
+    assert download.value.suggested_filename == "metrics.json"
+    assert Path(download.value.path()).read_bytes() == b'{"auc": 0.9}'
 
     history = f"#hpnb-experiment-{searches.tuned} .hpnb-history"
     assert_marked_on_its_point(page, history, worst)

@@ -66,3 +66,44 @@ def loses_its_latest(x: float, steps: int = 6, kill_at: int = 3) -> dict[str, fl
             os.kill(os.getpid(), signal.SIGKILL)
         time.sleep(0.01)
     return {"loss": x + steps}
+
+
+def dies_mid_upload(x: float, store_url: str, marker: str, steps: int = 3,
+                    kill_at: int = 1) -> dict[str, float]:
+    """Saves a one-file folder checkpoint each step, but at ``kill_at`` (first attempt) a folder of 64
+    shards, and its worker is SIGKILLed once some shards are in the store and its manifest is not:
+    ``marker`` gets that folder's path and the shards seen. The retry must resume from ``kill_at - 1``."""
+    trial = hpnb.current_trial()
+    assert trial is not None
+    folder = hpnb.load_checkpoint()
+    start = 0 if folder is None else json.loads((Path(folder) / "state.json").read_text())["step"] + 1
+    for step in range(start, steps):
+        if step == kill_at and trial.attempt == 0:
+            _kill_when_half_uploaded(f"{store_url}/*/trial-{trial.trial_id}/ckpt-*", marker)
+        with hpnb.checkpoint_dir(step=step) as saved:
+            (saved / "state.json").write_text(json.dumps({"step": step}))
+            for shard in range(64 if step == kill_at else 1):
+                (saved / f"shard-{shard:02d}.bin").write_bytes(os.urandom(512 * 1024))
+        hpnb.report(step=step, loss=x + step, started_at=start)
+        time.sleep(0.3)  # the report leaves before the next step's upload
+    return {"loss": x + steps}
+
+
+def _kill_when_half_uploaded(pattern: str, marker: str) -> None:
+    import threading
+
+    import fsspec
+
+    fs = fsspec.filesystem("s3", use_listings_cache=False, skip_instance_cache=True)
+    before = set(fs.glob(pattern))
+
+    def watch() -> None:
+        while True:
+            for folder in set(fs.glob(pattern)) - before:
+                names = [p.rsplit("/", 1)[-1] for p in fs.ls(folder, detail=False)]
+                if names and "MANIFEST.json" not in names:
+                    Path(marker).write_text(json.dumps({"folder": folder, "files": len(names)}))
+                    os.kill(os.getpid(), signal.SIGKILL)
+            time.sleep(0.005)
+
+    threading.Thread(target=watch, daemon=True).start()

@@ -84,16 +84,39 @@ def test_an_exploit_copy_lives_on_after_the_donor_drops_its_checkpoint(url):
     assert refs.candidates(1) == (copied,)
 
 
+def write_steps(store: CheckpointStore, refs: CheckpointRefs, trial_id: int, steps: int,
+                commit: bool) -> list[str]:
+    """Checkpoints of steps 0 to ``steps`` - 1, each given to ``refs`` (and committed, if asked)."""
+    written = []
+    for step in range(steps):
+        written.append(store.write_object(trial_id, step=step, obj=step))
+        refs.add(trial_id, written[-1], step)
+        if commit:
+            refs.committed(trial_id, written[-1])
+    return written
+
+
 def test_keep_holds_the_newest_checkpoints_and_deletes_the_rest_once_committed(url):
     store = open_store(url, keep=2)
     refs = CheckpointRefs(store)
-    written = []
-    for step in range(4):
-        written.append(store.write_object(2, step=step, obj=step))
-        refs.add(2, written[-1], step)
+    written = write_steps(store, refs, 2, 4, commit=False)
     refs.committed(2, written[2])  # the newest is not committed yet: it and the two before stay
     assert [r for r, _ in refs.candidates(2)] == [written[3], written[2], written[1]]
     assert store.refs(2) == written[1:]
+
+
+def test_keep_carries_over_a_resume_and_a_checkpoint_never_stored_is_not_held(url):
+    store = open_store(url, keep=2)
+    written = write_steps(store, CheckpointRefs(store), 0, 3, commit=True)
+    never_stored = store.write_object(0, step=3, obj=3)  # the driver died before its store had it
+    resumed = CheckpointRefs(store, {0: (written[2], 2)})
+    assert resumed.candidates(0) == ((written[2], 2), (written[1], 1))
+    newer = store.write_object(0, step=3, obj="resumed")
+    resumed.add(0, newer, 3)
+    resumed.committed(0, newer)
+    resumed.sweep()
+    assert store.refs(0) == [written[2], newer]
+    assert never_stored not in store.refs(0)
 
 
 def test_two_searches_in_one_store_never_delete_each_others_checkpoints(url):

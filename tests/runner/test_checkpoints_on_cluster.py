@@ -3,11 +3,15 @@ cluster, with the checkpoint store a folder and a real S3-compatible server (mot
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
+import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -17,10 +21,12 @@ import pytest
 import hpnb
 from hpnb.cli import main as cli_main
 from hpnb.jupyter.dashboard import trial_artifacts
+from hpnb.runner.checkpoint_refs import CheckpointRefs
 from hpnb.runner.checkpoint_store import CheckpointStoreError
-from tests.runner import checkpointing_objectives, objectives
+from tests.runner import checkpointing_objectives, objectives, resumable
 
 cloudpickle.register_pickle_by_value(checkpointing_objectives)
+cloudpickle.register_pickle_by_value(resumable)
 
 # every test here runs searches on a real Dask cluster
 pytestmark = pytest.mark.slow
@@ -76,6 +82,86 @@ def test_a_checkpoint_deleted_from_the_store_resumes_from_the_one_before(store, 
     assert [m["step"] for m in missing] == [3]
 
 
+@pytest.fixture
+def driver_dies(monkeypatch) -> Iterator[Callable[[], None]]:
+    """The driver fails at its third checkpoint stored (after the store has it); call to undo."""
+    committed = CheckpointRefs.committed
+    calls: list[str] = []
+
+    def dies_on_the_third(self, trial_id, ref):
+        calls.append(ref)
+        if len(calls) == 3:
+            raise RuntimeError("the driver dies")
+        committed(self, trial_id, ref)
+
+    monkeypatch.setattr(CheckpointRefs, "committed", dies_on_the_third)
+    yield lambda: monkeypatch.setattr(CheckpointRefs, "committed", committed)
+
+
+COUNTED = partial(resumable.counted_steps, steps=30, pause=0.05)
+
+
+def _interrupted(store, client, name: str, **options):
+    """A search of one trial of :data:`COUNTED` whose driver died (see ``driver_dies``), and the
+    trial as it was left."""
+    search = hpnb.search(COUNTED, name=name, store=store, client=client, metric="loss",
+                         strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
+                         **options).wait(60)
+    assert search.state == "FAILED" and "the driver dies" in search.message
+    return search, store.trial(search.experiment_id, 0)
+
+
+def _resumed_steps(store, name: str, client, stopped) -> set[int]:
+    """Resume ``name``: every step reported once; the steps the resumed attempts started at."""
+    resumed = hpnb.resume(name, COUNTED, store=store, client=client).wait(120)
+    assert resumed.state == "COMPLETED", resumed.message
+    rows = store.results(resumed.experiment_id, trial_id=0)
+    assert [r.step for r in rows] == list(range(1, 31))
+    return {r.metrics["started_at"] for r in rows if r.step > stopped.last_step}
+
+
+def test_keep_two_falls_back_across_a_resume_and_deletes_the_older_ones(store, dask_client, driver_dies):
+    search, stopped = _interrupted(store, dask_client, "keep-two", checkpoints={"keep": 2})
+    checkpoints = search.checkpoint_store()
+    checkpoints.delete(stopped.checkpoint)  # lost: the resume must take the one kept before it
+    driver_dies()
+    # from the checkpoint of the step before the lost one
+    assert _resumed_steps(store, "keep-two", dask_client, stopped) == {stopped.checkpoint_step}
+    assert [checkpoints.manifest(r)["step"] for r in checkpoints.refs(0)] == [29, 30]  # keep: 2
+
+
+def test_a_checkpoint_file_of_the_earlier_layout_is_resumed_from(store, dask_client, driver_dies):
+    """Earlier versions kept ``checkpoints/<experiment id>/trial-<id>-<n>.pkl``: the object pickled."""
+    search, stopped = _interrupted(store, dask_client, "earlier")
+    checkpoints = search.checkpoint_store()
+    legacy = store.path.parent / "checkpoints" / str(search.experiment_id) / f"trial-0-{time.time_ns()}.pkl"
+    legacy.parent.mkdir()
+    legacy.write_bytes(pickle.dumps(checkpoints.read_object(stopped.checkpoint)))
+    store.set_checkpoint(search.experiment_id, 0, stopped.checkpoint_step, legacy.name)
+    shutil.rmtree(checkpoints.path(checkpoints.location.key))  # those versions had no checkpoint store
+    driver_dies()
+    assert _resumed_steps(store, "earlier", dask_client, stopped) == {stopped.checkpoint_step + 1}
+    assert legacy.exists()  # the user's file, left alone
+
+
+def test_two_drivers_sharing_a_checkpoint_store_never_delete_each_others(tmp_path, dask_client):
+    """Two hpnb stores, each with its own search of the same name and id, one checkpoint folder."""
+    shared = {"store": str(tmp_path / "shared-checkpoints"), "keep": 1}
+    objective = partial(resumable.counted_steps, steps=12, pause=0.02)
+    searches = [hpnb.search(objective, name="same", store=tmp_path / n / "hpnb.sqlite", client=dask_client,
+                            metric="loss", strategy={"name": "fixed", "configs": [{"x": x}]},
+                            parameters={"x": [x]}, checkpoints=shared)
+                for n, x in (("first", 1.0), ("second", 2.0))]
+    for search in searches:
+        assert search.wait(120).state == "COMPLETED", search.message
+        assert search.experiment_id == 1
+    kept = [search.checkpoint_store() for search in searches]
+    assert kept[0].location.key != kept[1].location.key
+    for checkpoints in kept:
+        [ref] = checkpoints.refs(0)
+        assert checkpoints.read_object(ref) == {"step": 12}
+
+
 def test_a_store_that_cannot_be_written_fails_before_anything_starts(store, dask_client, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
@@ -123,6 +209,24 @@ def test_on_s3_a_killed_worker_resumes_from_its_folder_checkpoint(store, remote_
             "out/predictions.csv", "train.log"]
         assert all(a["path"].startswith("hpnb-tests/folders/") for a in artifacts)
     assert "checkpoint_failed" not in kinds(store, search)
+
+
+def test_on_s3_a_folder_checkpoint_half_uploaded_by_a_dying_worker_is_never_used(store, remote_client, s3_url,
+                                                                                 tmp_path):
+    _block_local_checkpoints(store)
+    url, marker = f"{s3_url}/half", tmp_path / "half-uploaded.json"
+    search = hpnb.search(partial(checkpointing_objectives.dies_mid_upload, store_url=url, marker=str(marker)),
+                         name="s3-half", store=store, client=remote_client, metric="loss",
+                         strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
+                         retries=1, checkpoints={"store": url}).wait(120)
+    assert search.state == "COMPLETED", search.message
+    half = json.loads(marker.read_text())  # what the store held when the worker died: shards, no manifest
+    assert 1 <= half["files"] < 65
+    rows = store.results(search.experiment_id, trial_id=0)
+    assert [r.step for r in rows] == [0, 1, 2] and rows[-1].metrics["started_at"] == 1  # from step 0's
+    checkpoints = search.checkpoint_store()
+    assert not checkpoints.fs.exists(half["folder"])  # swept at the end of the run
+    assert [checkpoints.manifest(r)["step"] for r in checkpoints.refs(0)] == [2]
 
 
 def test_on_s3_population_based_training_exploits_across_workers(store, remote_client, s3_url):

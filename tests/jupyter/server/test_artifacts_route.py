@@ -40,7 +40,7 @@ async def test_a_trials_artifacts_are_listed_and_served(jp_fetch, sample_store, 
     assert body == {"artifacts": []}
 
 
-@pytest.mark.parametrize("artifact", ["..%2F..%2Fhpnb.sqlite", "a%2F..%2Fb", ".tmp-x"])
+@pytest.mark.parametrize("artifact", ["..%2F..%2Fhpnb.sqlite", "a%2F..%2Fb", ".tmp-x", "%2E%2E%2Fx.sqlite"])
 async def test_a_name_with_dots_or_outside_the_artifacts_is_refused(jp_fetch, sample_store, artifact):
     with pytest.raises(HTTPClientError) as raised:
         await jp_fetch(*API, sample_store.finished, "trials", "2", "artifacts", artifact)
