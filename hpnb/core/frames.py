@@ -29,11 +29,11 @@ from hpnb.core.analysis.humane_time import clock_time
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import (
     SearchSummary,
-    best_trial,
     experiment_state,
     pareto_front,
     pareto_ranks,
     ranked,
+    record_best,
     record_objectives,
     trial_state,
 )
@@ -156,8 +156,8 @@ def pareto_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) ->
     if len(objectives) > 1:
         front = pareto_front(trials, objectives)
     else:
-        best = best_trial(trials, experiment.mode)
-        front = [] if best is None else [best]
+        best = record_best(experiment, trials)
+        front = [] if best is None else [best.trial]
     order = [t.trial_id for t in front]
     frame = results_frame(experiment, trials).set_index("trial_id", drop=False)
     return frame.loc[order].reset_index(drop=True)
