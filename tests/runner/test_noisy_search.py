@@ -26,7 +26,8 @@ def _noisy(task: TrialTask) -> list[Any]:
 
 
 def test_a_noisy_search_repeats_its_best_and_ranks_it_by_the_mean(store) -> None:
-    driver = build(store, ScriptedExecutor(_noisy), strategy="gp", trials=20, seed=0, noise=True)
+    driver = build(store, ScriptedExecutor(_noisy), strategy={"name": "gp", "repeat_every": 5}, trials=20,
+                   seed=0, noise=True)
     trials = run(driver, seconds=120.0)
     assert [t.state for t in trials] == ["COMPLETED"] * 20
     by_id = {t.trial_id: t for t in trials}

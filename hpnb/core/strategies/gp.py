@@ -13,7 +13,7 @@
   already run is proposed again while another is left.
 - Noise (``noise: true`` in the spec, the option ``noise``, or detected when a configuration run
   again gave another result): the noise variance is fitted with a prior that expects it, every
-  ``repeat_every``-th suggestion (default 5) after the start-up design runs again the
+  ``repeat_every``-th suggestion (default 10) after the start-up design runs again the
   configuration ranked best by its estimated mean (:mod:`.gp_repeats`; ``info["event"]`` records
   it as a repeat of that configuration's first trial), and :meth:`best` is the configuration of
   best estimated mean over its runs.

@@ -21,7 +21,7 @@ from hpnb.core.repeats import config_key, group_runs, ranked_runs
 #: the most runs of one configuration ``gp`` asks for.
 MAX_RUNS = 5
 #: a repeat every this many suggestions after the start-up design, unless ``repeat_every`` is given.
-DEFAULT_EVERY = 5
+DEFAULT_EVERY = 10
 
 Results = Mapping[int, tuple[Mapping[str, Any], float | None]]
 

@@ -66,7 +66,7 @@ def test_without_noise_nothing_is_run_twice() -> None:
 
 
 def test_noise_is_detected_from_a_configuration_that_gave_two_results() -> None:
-    gp = GPStrategy(_grid(), seed=2, budget=30, n_startup_trials=4)
+    gp = GPStrategy(_grid(), seed=2, budget=30, n_startup_trials=4, repeat_every=4)
     for tid in range(2):
         gp.adopt(tid, {"a": 6, "b": 3})
         gp.observe(tid, 0.1 * tid)
