@@ -83,10 +83,14 @@ class Table:
     def observe(self, params: dict[str, Any]) -> float:
         return self.loss(float(self.bench(self.config(params))[self.bench.metric_names[0]]))
 
+    def key(self, params: dict[str, Any]) -> str:
+        """The table's key of a configuration (the index of each value)."""
+        return "".join(str(v.index(params[n]) if n in self.categorical else int(params[n]))
+                       for n, v in self.values.items())
+
     def mean_loss(self, params: dict[str, Any]) -> float:
-        key = "".join(str(v.index(params[n]) if n in self.categorical else int(params[n]))
-                      for n, v in self.values.items())
-        return float(np.mean([self.loss(x) for x in self.bench._dataset[key][self.bench.metric_names[0]]]))
+        scores = self.bench._dataset[self.key(params)][self.bench.metric_names[0]]
+        return float(np.mean([self.loss(x) for x in scores]))
 
     def regret(self, params: dict[str, Any]) -> float:
         return (self.mean_loss(params) - self.low) / (self.median - self.low)
@@ -287,31 +291,38 @@ def _compare(by: dict[tuple[str, str], list[float]], tables: list[str], means: d
           f"worse than the best other strategy on {len(worse)}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tuple[str, ...], results: Path,
+                    seeds: int, baseline: str, challenger: str) -> argparse.Namespace:
+    """The command line of a benchmark on the tables: tables, seeds, trials, strategies, processes,
+    the results file, ``--report``, the baseline and the challenger; tables and strategies checked."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", default="all", help="all, hpolib, hpobench or a comma list of tables")
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=seeds)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--trials", type=int, default=100)
-    parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
-                        help=f"a comma list of {', '.join(STRATEGIES)}, or all")
+    parser.add_argument("--strategies", default=",".join(defaults),
+                        help=f"a comma list of {', '.join(strategies)}, or all")
     parser.add_argument("--parallel", default="1",
                         help="a comma list of slot counts, e.g. 1,8 (hpnb's strategies only)")
     parser.add_argument("--jobs", type=int, default=1, help="processes")
-    parser.add_argument("--results", default=str(RESULTS), help="the JSON-lines file of runs")
+    parser.add_argument("--results", default=str(results), help="the JSON-lines file of runs")
     parser.add_argument("--report", action="store_true", help="only report what is stored")
-    parser.add_argument("--baseline", default="optuna-tpe")
-    parser.add_argument("--challenger", default="auto")
+    parser.add_argument("--baseline", default=baseline)
+    parser.add_argument("--challenger", default=challenger)
     args = parser.parse_args()
     groups = {"all": (*HPOLIB, *HPOBENCH), "hpolib": HPOLIB, "hpobench": HPOBENCH}
     args.tables = groups.get(args.tables) or tuple(args.tables.split(","))
     args.parallel = tuple(int(n) for n in args.parallel.split(","))
-    args.strategies = STRATEGIES if args.strategies == "all" else tuple(args.strategies.split(","))
-    unknown = [s for s in args.strategies if s not in STRATEGIES] + [
+    args.strategies = strategies if args.strategies == "all" else tuple(args.strategies.split(","))
+    unknown = [s for s in args.strategies if s not in strategies] + [
         t for t in args.tables if t not in (*HPOLIB, *HPOBENCH)]
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
+    return args
+
+
+def main() -> None:
+    args = table_arguments(__doc__, STRATEGIES, DEFAULT_STRATEGIES, RESULTS, 10, "optuna-tpe", "auto")
     if not args.report:
         run(args)
     report(stored(Path(args.results)), args.trials, args.baseline, args.challenger)

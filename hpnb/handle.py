@@ -231,7 +231,8 @@ class Search(SearchInsight):
 
     @property
     def best(self) -> dict[str, Any] | None:
-        """The best trial: ``{"trial_id", "params", "value", "metrics", "runs", "std"}``, or None.
+        """The best trial: ``{"trial_id", "params", "value", "metrics", "runs", "std"}``, or None. With
+        ``constraints:``, the best feasible one (None while no trial is feasible).
 
         In a noisy search (``noise: true``, or a configuration that gave different results when
         run again) it is the configuration of best estimated mean over its runs: ``value`` is the

@@ -215,6 +215,7 @@ class Launch:
         record = self.store.experiment(self.name)
         parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)
         strategy, stopping_rule = make_strategy(self.spec, record.budget), make_stopping_rule(self.spec)
+        strategy.use_stopping_rule(stopping_rule)
         self._learn_warm_start(strategy)
         recovered = recover(self.store, record, strategy, stopping_rule)
         self.store.update_experiment(self.experiment_id, message=CLEAR)
@@ -287,7 +288,10 @@ def adaptive_parallel(spec: ExperimentSpec) -> int | None:
 def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
     cls = strategy_class(spec.strategy.name)
     modes = tuple(o.mode for o in spec.objectives) if spec.is_multi_objective else spec.mode
-    return cls(spec.space, modes, seed=spec.seed, budget=budget, **spec.strategy_options())
+    strategy = cls(spec.space, modes, seed=spec.seed, budget=budget, **spec.strategy_options())
+    if spec.constraints and strategy.learns_from_constraints:
+        strategy.use_constraints(len(spec.constraints))
+    return strategy
 
 
 def make_stopping_rule(spec: ExperimentSpec) -> StoppingRule:

@@ -99,6 +99,8 @@ def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
         condition = spec.space.condition(parameter.name)
         when = "" if condition is None else f"  ({condition.describe()})"
         out.write(f"  {parameter.name:<{width}}  {parameter.describe()}{when}\n")
+    if spec.constraints:
+        out.write(f"constraints:    {_constraints(spec)}\n")
     out.write(f"early stopping: {spec.early_stopping.describe()}\n")
     start = describe_warm_start(spec)
     if start:
@@ -108,6 +110,18 @@ def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
     out.write(f"failures:       stop after {spec.max_failures} failed trial(s); "
               f"{spec.retries} retr{'y' if spec.retries == 1 else 'ies'} per trial\n")
     out.write(f"resources:      {spec.resources.describe()}\n")
+
+
+def _constraints(spec: ExperimentSpec) -> str:
+    """The bounds, and whether the strategy learns them or only the ranking applies them."""
+    from hpnb.core.strategies import strategy_class
+
+    bounds = ", ".join(c.describe() for c in spec.constraints)
+    name = spec.strategy.name
+    if strategy_class(name).learns_from_constraints:
+        return f"{bounds} ({name} learns them; infeasible trials are never best)"
+    return (f"{bounds} ({name} ignores them when choosing trials: tpe, gp, nsga2 or auto learn them; "
+            "infeasible trials are never best)")
 
 
 def print_cluster(spec: ExperimentSpec, out: TextIO) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from hpnb.cli.show_importance import add_importance_option, show_importance
 from hpnb.cli.store_option import add_store_option, format_number, open_store
 from hpnb.core.analysis.humane_time import clock_time, duration, relative_time
+from hpnb.core.constraints import constraints_text
 from hpnb.core.objectives import describe
 from hpnb.core.repeats import spread_text
 from hpnb.core.store import ExperimentRecord, TrialRecord
@@ -27,6 +28,8 @@ from hpnb.core.trial import ExperimentState, TrialState
 TOP = 10
 #: lines of each failure's traceback that ``hpnb show`` prints.
 FAILURE_LINES = 4
+#: the column of a search with constraints that says whether a trial satisfies them.
+FEASIBLE = "feasible"
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -97,17 +100,27 @@ def summary_lines(experiment: ExperimentRecord, summary: SearchSummary) -> list[
         lines.append(f"  message    {experiment.message}")
     if experiment.stop_requested:
         lines.append("  stop       requested")
+    lines += constraint_lines(summary)
     if summary.best_trial is not None:
         params = ", ".join(f"{name}={value!r}" for name, value in summary.best_params.items())
         spread = spread_text(summary.best_runs, summary.best_std, format_number)
         lines.append(f"  best       trial {summary.best_trial}: {experiment.metric} = "
                      f"{format_number(summary.best_value)}{spread}  {params}")
+    elif summary.constraints and summary.infeasible and not summary.is_multi_objective:
+        lines.append("  best       none: no feasible trial yet")
     if summary.is_multi_objective:
         lines.append(f"  front      {summary.front_size} trial{'' if summary.front_size == 1 else 's'} "
                      "(no single best: see Pareto front below)")
     if summary.state is ExperimentState.INTERRUPTED:  # its driver died: say how to continue
         lines.append(f"  resume     hpnb resume {experiment.name} --objective MODULE:FUNCTION")
     return lines
+
+
+def constraint_lines(summary: SearchSummary) -> list[str]:
+    """The constraints, and how many ended trials fail them (none without constraints)."""
+    if not summary.constraints:
+        return []
+    return [f"  constraints {constraints_text(summary.constraints, summary.infeasible)}"]
 
 
 def leaderboard_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
@@ -120,14 +133,17 @@ def leaderboard_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord
     objectives = record_objectives(experiment)
     board = leaderboard(experiment, trials, top=TOP)
     goals = ["value", "best"] if len(objectives) == 1 else [*(o.name for o in objectives), "pareto_rank"]
-    params = [c for c in board.columns if c not in (*TRIAL_COLUMNS, *goals)]
+    params = [c for c in board.columns if c not in (*TRIAL_COLUMNS, *goals, FEASIBLE)]
     shown = min(TOP, len(trials))
     if len(objectives) == 1:
         title = f"Leaderboard (top {shown} of {len(trials)}; value = {experiment.metric}, {experiment.mode})"
     else:
         title = (f"Leaderboard (top {shown} of {len(trials)}; by Pareto rank, then crowding distance; "
                  f"{describe(objectives)})")
-    return [title, *_table_lines(board, ["trial_id", "state", *goals, "steps", "duration", *params], goals)]
+    if FEASIBLE in board:
+        title += "; infeasible trials after the feasible ones"
+    columns = ["trial_id", "state", *goals, FEASIBLE, "steps", "duration", *params]
+    return [title, *_table_lines(board, columns, goals)]
 
 
 def front_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
@@ -139,7 +155,7 @@ def front_lines(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> 
         return []
     front = pareto_frame(experiment, trials)
     goals = [o.name for o in objectives]
-    params = [c for c in front.columns if c not in (*TRIAL_COLUMNS, *goals, "pareto_rank")]
+    params = [c for c in front.columns if c not in (*TRIAL_COLUMNS, *goals, "pareto_rank", FEASIBLE)]
     title = f"Pareto front ({len(front)} trial{'' if len(front) == 1 else 's'}; {describe(objectives)})"
     if front.empty:
         return [title, "  no trial has every objective yet"]

@@ -26,6 +26,7 @@ from typing import Any
 import pandas as pd
 
 from hpnb.core.analysis.humane_time import clock_time
+from hpnb.core.constraints import is_feasible, record_constraints
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import (
     SearchSummary,
@@ -106,7 +107,8 @@ def results_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord],
     a trial a dead driver left RUNNING is INTERRUPTED. A parameter a trial did not have (inactive
     under a ``when:`` of a conditional space) is NaN in a numeric column, missing in others.
     A search with several objectives also has a column per objective (its latest value) and
-    ``pareto_rank`` (0: on the Pareto front; missing without every objective's value).
+    ``pareto_rank`` (0: on the Pareto front; missing without every objective's value). A search
+    with constraints has ``feasible`` (whether the trial satisfies them all, from its last values).
     """
     search = experiment_state(experiment, time.time() if now is None else now)
     trials = sorted(trials, key=lambda t: t.trial_id)
@@ -132,6 +134,10 @@ def results_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord],
         parent=pd.Series([t.parent for t in trials], dtype="Int64"),
     )
     data.update(_objective_columns(experiment, trials, taken=[*data]))
+    constraints = record_constraints(experiment)
+    if constraints:
+        name = _column_names(["feasible"], [*data], "metric_")["feasible"]
+        data[name] = pd.Series([is_feasible(t, constraints) for t in trials], dtype="bool")
     return pd.DataFrame(data)
 
 
@@ -144,7 +150,7 @@ def _objective_columns(experiment: ExperimentRecord, trials: Sequence[TrialRecor
     names = _column_names([o.name for o in objectives] + ["pareto_rank"], taken, "metric_")
     columns = {names[o.name]: pd.Series([t.metrics.get(o.name) for t in trials], dtype="float64")
                for o in objectives}
-    ranks = pareto_ranks(trials, objectives)
+    ranks = pareto_ranks(trials, objectives, record_constraints(experiment))
     columns[names["pareto_rank"]] = pd.Series([ranks.get(t.trial_id) for t in trials], dtype="Int64")
     return columns
 
@@ -152,9 +158,9 @@ def _objective_columns(experiment: ExperimentRecord, trials: Sequence[TrialRecor
 def pareto_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) -> pd.DataFrame:
     """The rows of :func:`results_frame` of the trials on the Pareto front, best first on the first
     objective (a search with one objective: its best trial)."""
-    objectives = record_objectives(experiment)
+    objectives, constraints = record_objectives(experiment), record_constraints(experiment)
     if len(objectives) > 1:
-        front = pareto_front(trials, objectives)
+        front = pareto_front(trials, objectives, constraints)
     else:
         best = record_best(experiment, trials)
         front = [] if best is None else [best.trial]
@@ -183,7 +189,8 @@ def leaderboard(
     experiment: ExperimentRecord, trials: Sequence[TrialRecord], top: int | None = None
 ) -> pd.DataFrame:
     """:func:`results_frame` in rank order (:func:`hpnb.core.summary.ranked`): best first, unscored last."""
-    order = [t.trial_id for t in ranked(trials, record_objectives(experiment))]
+    order = [t.trial_id for t in ranked(trials, record_objectives(experiment),
+                                                  record_constraints(experiment))]
     frame = results_frame(experiment, trials).set_index("trial_id", drop=False)
     board = frame.loc[order].reset_index(drop=True)
     return board if top is None else board.head(top)

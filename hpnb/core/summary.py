@@ -19,6 +19,9 @@ same best trial.
   of each (none unless it has them all); trials rank by non-domination, then by
   crowding distance (NSGA-II's order, :mod:`hpnb.core.non_domination`), unscored last. There
   is no best trial: the **front** is the trials of rank 0.
+- With **constraints** (``constraints:``), a trial that does not satisfy them all is infeasible
+  (:func:`hpnb.core.constraints.is_feasible`): it ranks after every feasible trial with a score,
+  is never the best trial and never on the front.
 - Trials a dead driver left RUNNING are shown as INTERRUPTED, never as running.
 
 Example:
@@ -36,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.constraints import Constraint, is_feasible, record_constraints
 from hpnb.core.non_domination import non_domination_ranks, pareto_order
 from hpnb.core.objectives import Objective, losses, objective_values
 from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
@@ -118,70 +122,79 @@ def _single_objective(ranking: Ranking) -> Objective | None:
     return ranking[0] if len(ranking) == 1 else None
 
 
-def ranked(trials: Iterable[TrialRecord], ranking: Ranking) -> list[TrialRecord]:
+def ranked(trials: Iterable[TrialRecord], ranking: Ranking,
+           constraints: Sequence[Constraint] = ()) -> list[TrialRecord]:
     """Trials best first: by score for a mode ("min" or "max") or one objective, by Pareto rank
-    then crowding distance for several; unscored last; ties to the lower id."""
+    then crowding distance for several; infeasible ones after the feasible, unscored last; ties
+    to the lower id."""
     objective = _single_objective(ranking)
     if objective is None:
-        return _pareto_ranked(list(trials), ranking)  # type: ignore[arg-type]
+        return pareto_ranking(list(trials), ranking, constraints)[0]  # type: ignore[arg-type]
 
     def key(trial: TrialRecord) -> tuple[int, float, int]:
         score = trial_score(trial)
-        return (1, 0.0, trial.trial_id) if score is None else (0, objective.loss(score), trial.trial_id)
+        if score is None:
+            return (2, 0.0, trial.trial_id)
+        return (0 if is_feasible(trial, constraints) else 1, objective.loss(score), trial.trial_id)
 
     return sorted(trials, key=key)
 
 
-def _scored(trials: Sequence[TrialRecord],
-            objectives: Sequence[Objective]) -> tuple[list[TrialRecord], list[tuple[float, ...]]]:
-    """The trials with scores on every objective, and those scores as losses (to minimise)."""
+def _scored(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
+            constraints: Sequence[Constraint] = ()) -> tuple[list[TrialRecord], list[tuple[float, ...]]]:
+    """The feasible trials with scores on every objective, and those scores as losses (to minimise)."""
     kept, points = [], []
     for trial in trials:
         scores = trial_scores(trial, objectives)
-        if scores is not None:
+        if scores is not None and is_feasible(trial, constraints):
             kept.append(trial)
             points.append(losses(scores, objectives))
     return kept, points
 
 
-def _pareto_ranked(trials: list[TrialRecord], objectives: Sequence[Objective]) -> list[TrialRecord]:
-    return pareto_ranking(trials, objectives)[0]
-
-
-def pareto_ranking(trials: Sequence[TrialRecord],
-                   objectives: Sequence[Objective]) -> tuple[list[TrialRecord], dict[int, int]]:
+def pareto_ranking(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
+                   constraints: Sequence[Constraint] = ()) -> tuple[list[TrialRecord], dict[int, int]]:
     """:func:`ranked` and :func:`pareto_ranks` of several objectives at once (their ranks are
-    computed once): the trials in rank order, and trial id -> non-domination rank."""
+    computed once): the trials in rank order, and trial id -> non-domination rank (feasible
+    trials only; the infeasible ones with every score follow them, by id)."""
     by_id = sorted(trials, key=lambda t: t.trial_id)
-    kept, points = _scored(by_id, objectives)
+    kept, points = _scored(by_id, objectives, constraints)
     ranks = non_domination_ranks(points)
     scored_ids = {t.trial_id for t in kept}
-    unscored = [t for t in by_id if t.trial_id not in scored_ids]
-    order = [kept[i] for i in pareto_order(points, ranks)] + unscored
+    rest = [t for t in by_id if t.trial_id not in scored_ids]
+    infeasible = [t for t in rest if trial_scores(t, objectives) is not None]
+    unscored = [t for t in rest if trial_scores(t, objectives) is None]
+    order = [kept[i] for i in pareto_order(points, ranks)] + infeasible + unscored
     return order, {t.trial_id: rank for t, rank in zip(kept, ranks, strict=True)}
 
 
-def pareto_ranks(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> dict[int, int]:
-    """Trial id -> non-domination rank (0: on the front), for the trials with every score."""
-    kept, points = _scored(trials, objectives)
+def pareto_ranks(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
+                 constraints: Sequence[Constraint] = ()) -> dict[int, int]:
+    """Trial id -> non-domination rank (0: on the front), for the feasible trials with every score."""
+    kept, points = _scored(trials, objectives, constraints)
     return {t.trial_id: rank for t, rank in zip(kept, non_domination_ranks(points), strict=True)}
 
 
-def pareto_front(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> list[TrialRecord]:
-    """The trials no other trial beats on every objective, best first on the first objective."""
-    kept, points = _scored(trials, objectives)
+def pareto_front(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
+                 constraints: Sequence[Constraint] = ()) -> list[TrialRecord]:
+    """The feasible trials no other feasible trial beats on every objective, best first on the
+    first objective."""
+    kept, points = _scored(trials, objectives, constraints)
     front = [i for i, rank in enumerate(non_domination_ranks(points)) if rank == 0]
     return [kept[i] for i in sorted(front, key=lambda i: (points[i][0], kept[i].trial_id))]
 
 
-def best_trial(trials: Iterable[TrialRecord], ranking: Ranking) -> TrialRecord | None:
-    """The best-ranked trial with a score, or None (always None with several objectives: they
-    have a front, see :func:`pareto_front`)."""
+def best_trial(trials: Iterable[TrialRecord], ranking: Ranking,
+               constraints: Sequence[Constraint] = ()) -> TrialRecord | None:
+    """The best-ranked feasible trial with a score, or None (always None with several objectives:
+    they have a front, see :func:`pareto_front`)."""
     objective = _single_objective(ranking)
     if objective is None:
         return None
-    order = ranked(trials, (objective,))
-    return order[0] if order and trial_score(order[0]) is not None else None
+    order = ranked(trials, (objective,), constraints)
+    first = order[0] if order else None
+    return first if first is not None and trial_score(first) is not None and is_feasible(
+        first, constraints) else None
 
 
 @dataclass(frozen=True)
@@ -200,23 +213,26 @@ def is_noisy_search(record: ExperimentRecord) -> bool:
     return isinstance(record.spec, dict) and record.spec.get("noise") is True
 
 
-def finished_runs(trials: Iterable[TrialRecord], objective: Objective) -> list[Runs]:
-    """The finished, scored trials grouped by configuration, as losses of ``objective``."""
+def finished_runs(trials: Iterable[TrialRecord], objective: Objective,
+                  constraints: Sequence[Constraint] = ()) -> list[Runs]:
+    """The finished, scored (and feasible) trials grouped by configuration, as losses of ``objective``."""
     return group_runs((t.trial_id, t.params, objective.loss(score)) for t in trials
-                      if t.state in FINISHED and (score := trial_score(t)) is not None)
+                      if t.state in FINISHED and (score := trial_score(t)) is not None
+                      and is_feasible(t, constraints))
 
 
-def search_best(trials: Sequence[TrialRecord], objective: Objective, noise: bool = False) -> Best | None:
-    """The best of a search with one ``objective``: the best trial, or for a noisy search
-    (``noise``, or repeats that differ) the configuration of best estimated mean over its runs."""
-    runs = finished_runs(trials, objective)
+def search_best(trials: Sequence[TrialRecord], objective: Objective, noise: bool = False,
+                constraints: Sequence[Constraint] = ()) -> Best | None:
+    """The best feasible result of a search with one ``objective``: the best trial, or for a noisy
+    search (``noise``, or repeats that differ) the configuration of best estimated mean over its runs."""
+    runs = finished_runs(trials, objective, constraints)
     if noise or is_noisy(runs):
         chosen = best_runs(runs)
         if chosen is not None:
             trial = next(t for t in trials if t.trial_id == chosen.trial_ids[0])
             value = objective.loss(chosen.mean)  # a loss is its own inverse: back to the score
             return Best(trial, value, chosen.count, chosen.std)
-    best = best_trial(trials, (objective,))
+    best = best_trial(trials, (objective,), constraints)
     if best is None:
         return None
     score = trial_score(best)
@@ -226,7 +242,9 @@ def search_best(trials: Sequence[TrialRecord], objective: Objective, noise: bool
 def record_best(record: ExperimentRecord, trials: Sequence[TrialRecord]) -> Best | None:
     """:func:`search_best` of a stored search (None with several objectives: they have a front)."""
     objectives = record_objectives(record)
-    return None if len(objectives) > 1 else search_best(trials, objectives[0], is_noisy_search(record))
+    if len(objectives) > 1:
+        return None
+    return search_best(trials, objectives[0], is_noisy_search(record), record_constraints(record))
 
 
 @dataclass(frozen=True)
@@ -263,6 +281,9 @@ class SearchSummary:
     #: the per-trial resource that lets fewer trials run at once than ``parallel`` asks
     #: ("4 running, limited by gpu"); known to the process that drives the search, else None
     limited_by: str | None = None
+    #: the search's constraints (``constraints:``), and how many ended trials fail them
+    constraints: tuple[Constraint, ...] = ()
+    infeasible: int = 0
 
     @property
     def is_multi_objective(self) -> bool:
@@ -292,6 +313,8 @@ class SearchSummary:
             "objectives": [o.to_dict() for o in self.objectives], "front": list(self.front),
             "front_size": self.front_size, "strategy_choice": self.strategy_choice,
             "limited_by": self.limited_by,
+            "constraints": [{"metric": c.metric, **c.to_dict()} for c in self.constraints],
+            "infeasible": self.infeasible,
         }
 
 
@@ -304,8 +327,9 @@ def summarize(record: ExperimentRecord, trials: Sequence[TrialRecord], now: floa
         counts[shown] = counts.get(shown, 0) + 1
     end = now if state.is_active else max(record.updated, record.created)
     objectives = record_objectives(record)
+    constraints = record_constraints(record)
     best = record_best(record, trials)
-    front = pareto_front(trials, objectives) if len(objectives) > 1 else []
+    front = pareto_front(trials, objectives, constraints) if len(objectives) > 1 else []
     return SearchSummary(
         name=record.name, state=state, metric=record.metric, mode=record.mode, strategy=record.strategy,
         budget=record.budget, parallel=record.parallel, counts=counts, created=record.created,
@@ -315,8 +339,19 @@ def summarize(record: ExperimentRecord, trials: Sequence[TrialRecord], now: floa
         best_params={} if best is None else dict(best.trial.params), objectives=objectives,
         best_runs=1 if best is None else best.runs, best_std=None if best is None else best.std,
         front=tuple(front_entry(t, objectives) for t in front[:MAX_FRONT_SHOWN]), front_size=len(front),
-        strategy_choice=strategy_choice(record.strategy_state),
+        strategy_choice=strategy_choice(record.strategy_state), constraints=constraints,
+        infeasible=_infeasible(trials, constraints),
     )
+
+
+def _infeasible(trials: Sequence[TrialRecord], constraints: Sequence[Constraint]) -> int:
+    """How many finished trials that did not fail are infeasible."""
+    if not constraints:
+        return 0
+    return sum(1 for t in trials if t.state in _ENDED_WELL and not is_feasible(t, constraints))
+
+
+_ENDED_WELL = {TrialState.COMPLETED.value, TrialState.STOPPED.value}
 
 
 def strategy_choice(saved: Mapping[str, Any] | None) -> str | None:

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hpnb.core.constraints import learnt_violations
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.objectives import objective_values
 from hpnb.core.strategies.base import TrialHistory
@@ -102,7 +103,8 @@ def warm_start_trials(store: Store, spec: ExperimentSpec, name: str) -> WarmStar
             continue
         params = _kept_params(trial, spec, dropped)
         value: Any = values if spec.is_multi_objective else values[0]
-        kept.append(TrialHistory(-1 - index, params, TrialState.COMPLETED, value))
+        violations = learnt_violations(trial.metrics, spec.constraints) if spec.constraints else ()
+        kept.append(TrialHistory(-1 - index, params, TrialState.COMPLETED, value, violations=violations))
     return WarmStart(source.name, tuple(kept), dict(dropped), unscored)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hpnb.core.constraints import Constraint, learnt_violations, record_constraints
 from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.objectives import Objective, objective_values
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
@@ -60,7 +61,8 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
     trials = sorted(store.trials(record.id), key=lambda t: t.trial_id)
     objectives = record_objectives(record)
     history = trial_history(store, record.id, trials, strategy.needs_intermediate_values,
-                            objectives if len(objectives) > 1 else ())
+                            objectives if len(objectives) > 1 else (),
+                            record_constraints(record) if strategy.constraint_count else ())
     enqueued = record.spec.get("enqueue") or ()
     catch_up(strategy, history, last, set(saved.get("pending", [])), enqueued=enqueued)
     recovered = Recovered(next_id=(trials[-1].trial_id + 1) if trials else 0, started=len(trials),
@@ -80,9 +82,11 @@ def recover(store: Store, record: ExperimentRecord, strategy: Strategy,
 
 
 def trial_history(store: Store, experiment_id: int, trials: Sequence[TrialRecord],
-                  with_intermediate: bool, objectives: Sequence[Objective] = ()) -> list[TrialHistory]:
+                  with_intermediate: bool, objectives: Sequence[Objective] = (),
+                  constraints: Sequence[Constraint] = ()) -> list[TrialHistory]:
     """``trials`` as strategies learn them; intermediate values only when asked (one query). With
-    several ``objectives``, each trial's value is the tuple of their values.
+    several ``objectives``, each trial's value is the tuple of their values; with ``constraints``,
+    each finished trial carries its violations.
 
     Example:
         >>> history = trial_history(store, exp.id, store.trials(exp.id), True)  # doctest: +SKIP
@@ -91,7 +95,8 @@ def trial_history(store: Store, experiment_id: int, trials: Sequence[TrialRecord
     """
     steps = intermediate_values(store, experiment_id) if with_intermediate else {}
     return [TrialHistory(t.trial_id, dict(t.params), TrialState(t.state), _learnt(t, objectives),
-                         steps.get(t.trial_id, {}))
+                         steps.get(t.trial_id, {}),
+                         learnt_violations(t.metrics, constraints) if t.state in _FINISHED else ())
             for t in trials]
 
 

@@ -18,7 +18,14 @@ from typing import Any
 from hpnb.core.objectives import Objective
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import Ranking
-from hpnb.views.ranking import PARETO_COLUMN, SearchRanking, as_ranking, objective_key, objective_sort_keys
+from hpnb.views.ranking import (
+    PARETO_COLUMN,
+    SearchRanking,
+    as_ranking,
+    finished_first,
+    objective_key,
+    objective_sort_keys,
+)
 
 #: columns of the leaderboard that are not parameters, in the order the table shows them.
 FIXED_COLUMNS = ("rank", "trial", "score", "state", "duration", "start")
@@ -60,13 +67,15 @@ def sorted_trials(
     """Trials in the order of column ``sort`` (see :func:`sort_key_names`); ties by trial id.
 
     Rank, score and Pareto rank sort by the search's ranking (a mode, its objectives or a
-    :class:`SearchRanking`; ``descending`` puts the worst first); an objective column by its
+    :class:`SearchRanking`; ``descending`` puts the worst first; with one objective, partial
+    scores of trials under way after the finished ones); an objective column by its
     value, best first when ascending; missing values stay last whichever the direction.
     """
     order = as_ranking(trials, ranking)
     if sort in ("rank", "score", PARETO_COLUMN):
         scored = order.scored
-        return scored[::-1] + order.order[len(scored):] if descending else list(order.order)
+        by_rank = scored[::-1] + order.order[len(scored):] if descending else list(order.order)
+        return by_rank if order.several else finished_first(by_rank)
     keys: dict[str, Callable[[TrialRecord], Any]] = {
         "trial": lambda t: t.trial_id,
         "state": lambda t: t.state,

@@ -23,10 +23,12 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.constraints import Constraint, feasibility, is_feasible
 from hpnb.core.objectives import Objective, finite_number
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import (
@@ -53,12 +55,17 @@ class SearchRanking:
         order: every trial, best first; trials without every score last, by id.
         positions: trial id -> 1-based position in ``order``, for the trials with every score.
         pareto: trial id -> non-domination rank (0: on the front); empty with one objective.
+        constraints: the search's constraints; a row of a trial that fails one says so.
+        ties: trial id -> (rank, tied) as the leaderboards show it (:func:`tied_positions`);
+            empty with several objectives.
     """
 
     objectives: tuple[Objective, ...]
     order: list[TrialRecord]
     positions: dict[int, int]
     pareto: dict[int, int]
+    constraints: tuple[Constraint, ...] = ()
+    ties: dict[int, tuple[int, bool]] = field(default_factory=dict)
 
     @property
     def several(self) -> bool:
@@ -78,24 +85,84 @@ class SearchRanking:
         return {o.name: None if failed else finite_number(trial.metrics.get(o.name)) for o in self.objectives}
 
     def row(self, trial: TrialRecord) -> dict[str, Any]:
-        """What a trial's JSON gains: its position, its objectives' values and its Pareto rank."""
-        return {"rank": self.positions.get(trial.trial_id), "values": self.values(trial),
-                "pareto_rank": self.pareto.get(trial.trial_id)}
+        """What a trial's JSON gains: its rank (equal scores share one: ``tied``), its objectives'
+        values, whether they are ``partial`` (the trial is under way), its Pareto rank and, with
+        constraints, whether it is feasible and why not."""
+        rank, tied = self.ties.get(trial.trial_id) or (self.positions.get(trial.trial_id), False)
+        values = self.values(trial)
+        partial = is_partial(trial) and any(v is not None for v in values.values())
+        row: dict[str, Any] = {"rank": rank, "tied": tied, "partial": partial, "values": values,
+                               "pareto_rank": self.pareto.get(trial.trial_id)}
+        if self.constraints:
+            verdict = feasibility(trial.metrics, self.constraints)
+            row.update(feasible=verdict.feasible, infeasible_because=list(verdict.reasons))
+        return row
 
     def objectives_json(self) -> list[dict[str, str]]:
         return [o.to_dict() for o in self.objectives]
 
 
-def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> SearchRanking:
-    """The :class:`SearchRanking` of ``trials`` by ``objectives``."""
+def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
+                constraints: Sequence[Constraint] = ()) -> SearchRanking:
+    """The :class:`SearchRanking` of ``trials`` by ``objectives`` (infeasible trials after the
+    feasible ones, see :mod:`hpnb.core.summary`)."""
     objectives = tuple(objectives)
     if len(objectives) > 1:
-        order, pareto = pareto_ranking(trials, objectives)  # the ranks once, for both
+        order, pareto = pareto_ranking(trials, objectives, constraints)  # the ranks once, for both
     else:
-        order, pareto = ranked(trials, objectives), {}
+        order, pareto = ranked(trials, objectives, constraints), {}
     scored = [t for t in order if trial_scores(t, objectives) is not None]
     positions = {t.trial_id: position for position, t in enumerate(scored, start=1)}
-    return SearchRanking(objectives, order, positions, pareto)
+    ties = {} if len(objectives) > 1 else tied_positions(order, constraints)
+    return SearchRanking(objectives, order, positions, pareto, tuple(constraints), ties)
+
+
+def is_partial(trial: TrialRecord) -> bool:
+    """Whether the trial's score may still change (it runs, waits or is paused)."""
+    return TrialState(trial.state).is_under_way or trial.state == TrialState.PAUSED.value
+
+
+def finished_first(ordered: Sequence[TrialRecord]) -> list[TrialRecord]:
+    """``ordered`` with the scores of finished trials first, then partial scores, then no score."""
+    scored = [t for t in ordered if trial_score(t) is not None]
+    done = [t for t in scored if not is_partial(t)]
+    return done + [t for t in scored if is_partial(t)] + [t for t in ordered if trial_score(t) is None]
+
+
+def tied_positions(order: Sequence[TrialRecord],
+                   constraints: Sequence[Constraint] = ()) -> dict[int, tuple[int, bool]]:
+    """Trial id -> (1-based rank, tied) of trials already in rank order: equal scores share a
+    rank (1, 2, 2, 4), a feasible and an infeasible trial never; trials whose score is partial
+    rank after every finished one."""
+    scored = finished_first(order)
+    done = [t for t in scored if trial_score(t) is not None and not is_partial(t)]
+    keys = [(is_feasible(t, constraints), trial_score(t)) for t in done]
+    counts = Counter(keys)
+    out: dict[int, tuple[int, bool]] = {}
+    first, previous = 0, None
+    for position, (trial, key) in enumerate(zip(done, keys, strict=True)):
+        if position == 0 or key != previous:
+            first, previous = position, key
+        out[trial.trial_id] = (first + 1, counts[key] > 1)
+    partial = [t for t in scored[len(done):] if trial_score(t) is not None]
+    for position, trial in enumerate(partial, start=len(done) + 1):
+        out[trial.trial_id] = (position, False)
+    return out
+
+
+def tied_ranks(trials: Sequence[TrialRecord], mode: str,
+               constraints: Sequence[Constraint] = ()) -> dict[int, tuple[int, bool]]:
+    """Trial id -> (1-based rank, tied) of ``trials`` ranked by ``mode`` ("min" or "max"),
+    infeasible ones after the feasible.
+
+    Example:
+        >>> from hpnb.core.store.records import TrialRecord
+        >>> def t(i, v, state="COMPLETED"):
+        ...     return TrialRecord(1, i, {}, state, 0.0, 1.0, None, None, 0, None, None, v, v, {}, None, None)
+        >>> tied_ranks([t(0, 0.9), t(1, 0.97), t(2, 0.97), t(3, 0.99, "RUNNING")], "max")
+        {1: (1, True), 2: (1, True), 0: (3, False), 3: (4, False)}
+    """
+    return tied_positions(ranked(trials, mode, constraints), constraints)
 
 
 def objective_sort_keys(objectives: Sequence[Objective]) -> list[str]:

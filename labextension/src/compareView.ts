@@ -11,6 +11,7 @@ import { Widget } from '@lumino/widgets';
 import { compareTraces } from './analysisPlots';
 import type { HpnbClient, ICompared } from './api';
 import { drawPlot, purgePlots, resizePlots } from './plotting';
+import { valueAxis } from './scales';
 import { element } from './resume';
 import { comparisonRows, comparisonTitle, severalObjectivesNote } from './selection';
 
@@ -51,7 +52,7 @@ export class ComparePanel extends Widget {
     const metrics = [...new Set(searches.map(search => search.metric))];
     const different = metrics.length > 1 ? `These searches follow different metrics (${metrics.join(', ')}). ` : '';
     this.status.textContent = different + severalObjectivesNote(searches);
-    const yaxis = { title: { text: `best ${metrics.join(', ')}` } };
+    const yaxis = valueAxis(`best ${metrics.join(', ')}`, searches.flatMap(search => search.best));
     const legend = { orientation: 'h', y: -0.25 };
     await Promise.all([
       drawPlot(this.byTrial, compareTraces(searches, false), { xaxis: { title: { text: 'trial' }, tickformat: 'd' }, yaxis, legend }),

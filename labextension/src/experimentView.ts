@@ -19,12 +19,15 @@ import { goalText, hasSeveral, outcomeText } from './objectives';
 import { curveSelection, curveTraces, historyPosition, historyTraces, rowInHistory, stepAxis, type MarkedTrial } from './plots';
 import { drawPlot, followRedraws, purgePlots, resizePlots, restylePlot } from './plotting';
 import { showPointMark } from './pointMark';
+import { valueAxis, waitingLayout } from './scales';
 import { element, resumeButton, showResumeDialog } from './resume';
 import { TrialLogPanel } from './trialLog';
 import { PAGE_ROWS, TrialTable } from './trialTable';
 
 /** Time between two refreshes of a running experiment, in milliseconds. */
 export const VIEW_REFRESH_MS = 3000;
+/** What the history's plot area says before a trial finished with a score (the cell's words). */
+export const HISTORY_WAITING = 'waiting for the first trial to finish with a score';
 
 /** Resolves after the browser painted the next frame. */
 function nextFrame(): Promise<void> {
@@ -232,15 +235,22 @@ export class ExperimentPanel extends Widget {
     if (!this.history) {
       return;
     }
+    const points = this.history.points;
+    if (points.length === 0) {
+      await drawPlot(this.historyPlot, [], waitingLayout(HISTORY_WAITING));
+      return;
+    }
     const byEnd = this.history.order === 'end';
+    const metric = hasSeveral(this.experiment?.objectives) ? `${this.history.metric} (the first objective)` : this.history.metric;
+    const scores = [...points.map(point => point.score), ...points.map(point => point.best), this.marked?.score];
     const layout = {
       xaxis: byEnd ? { title: { text: 'end time' }, type: 'date' } : { title: { text: 'trial' }, tickformat: 'd', rangemode: 'tozero' },
-      yaxis: { title: { text: hasSeveral(this.experiment?.objectives) ? `${this.history.metric} (the first objective)` : this.history.metric } },
+      yaxis: valueAxis(metric, scores),
       legend: { orientation: 'h', y: 1.12 },
-      annotations: this.history.points.length ? [] : [{ text: 'No finished trial yet', showarrow: false, xref: 'paper', yref: 'paper', x: 0.5, y: 0.5 }]
+      annotations: []
     };
-    await drawPlot(this.historyPlot, historyTraces(this.history.points, byEnd), layout, id => void this.select(id));
-    this.marked = this.history.points.find(point => point.trial_id === this.selected) ?? this.marked;
+    await drawPlot(this.historyPlot, historyTraces(points, byEnd), layout, id => void this.select(id));
+    this.marked = points.find(point => point.trial_id === this.selected) ?? this.marked;
     followRedraws(this.historyPlot, () => void this.showHistoryMark());
     this.showHistoryMark();
   }
@@ -251,7 +261,7 @@ export class ExperimentPanel extends Widget {
     if (curves.length === 0) {
       return;
     }
-    const layout = { xaxis: stepAxis(curves), yaxis: { title: { text: this.curves?.metric } }, showlegend: false };
+    const layout = { xaxis: stepAxis(curves), yaxis: valueAxis(this.curves?.metric ?? '', curves.flatMap(curve => curve.y)), showlegend: false };
     const traces = curveTraces(curves, this.selected);
     this.curveOrder = traces.map(trace => (trace.customdata as number[])[0]);
     await drawPlot(this.curvesPlot, traces, layout, id => void this.select(id));

@@ -66,26 +66,23 @@ export function formatAge(epochSeconds: number | null | undefined, now: number):
 }
 
 /**
- * `12 / 40` trials done, with running, interrupted and failed counts when
- * there are any (interrupted: trials a dead driver left unfinished).
+ * The states the counts name, in the notebook's order: each one some trial is
+ * in (interrupted: trials a dead driver left unfinished).
  */
-export function formatProgress(progress: {
-  done: number;
-  budget: number | null;
-  running: number;
-  failed: number;
-  interrupted?: number;
-}): string {
+export const COUNTED_STATES = ['running', 'pending', 'paused', 'interrupted', 'failed', 'stopped'] as const;
+
+/** How many trials are in each state, as the summary sends them (absent: none). */
+export type StateCounts = Partial<Record<(typeof COUNTED_STATES)[number], number>>;
+
+/** `12 / 40` trials done, then how many trials are in each state some trial is in. */
+export function formatProgress(progress: StateCounts & { done: number; budget: number | null }): string {
   const total = progress.budget === null ? '?' : String(progress.budget);
   const parts = [`${progress.done} / ${total}`];
-  if (progress.running > 0) {
-    parts.push(`${progress.running} running`);
-  }
-  if ((progress.interrupted ?? 0) > 0) {
-    parts.push(`${progress.interrupted} interrupted`);
-  }
-  if (progress.failed > 0) {
-    parts.push(`${progress.failed} failed`);
+  for (const state of COUNTED_STATES) {
+    const count = progress[state] ?? 0;
+    if (count > 0) {
+      parts.push(`${count} ${state}`);
+    }
   }
   return parts.join(' · ');
 }
@@ -186,10 +183,16 @@ export function formatClock(epochSeconds: number | null | undefined, now: number
   return moment.getFullYear() === today.getFullYear() ? `${day} ${hours}` : `${day} ${moment.getFullYear()} ${hours}`;
 }
 
-/** A length of time in its two largest units: `0.4 s`, `12 s`, `1 min 20 s`, `2 h 5 min`. */
+/**
+ * A length of time in its two largest units, as the notebook's dashboard
+ * writes it: `420 ms`, `1.5 s`, `12 s`, `1 min 20 s`, `2 h 5 min`.
+ */
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0) {
     return '—';
+  }
+  if (seconds < 0.9995) {
+    return `${Math.round(seconds * 1000)} ms`; // "0.0 s" says nothing of a fast trial
   }
   if (seconds < 10) {
     return `${seconds.toFixed(1)} s`;

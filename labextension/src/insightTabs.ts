@@ -11,6 +11,7 @@ import type { HpnbClient, IObjective, IPareto, IParcoordsData, ISlices } from '.
 import { hasSeveral, importanceTraces, paretoLayout, paretoMessage, paretoTraces } from './objectives';
 import { clearParallelCoordinates, drawParallelCoordinates, lineValues, markLine, type IParallelTrace } from './parallelCoordinates';
 import { drawPlot, purgePlots, resizePlots } from './plotting';
+import { valueAxis } from './scales';
 import { sameAxes, selectedLineOf, type ILineSource } from './selectedLine';
 import { element } from './resume';
 
@@ -305,7 +306,7 @@ export class InsightTabs {
     tab.message.textContent = piece.scores.length ? `${this.slices.metric} against ${piece.axis.name}, one point per finished trial.` : 'No finished trial with a score yet.';
     const layout = {
       xaxis: parameterAxis(piece.axis, slicePositions(piece)),
-      yaxis: { title: { text: this.slices.metric } },
+      yaxis: valueAxis(this.slices.metric, piece.scores),
       showlegend: false
     };
     await drawPlot(tab.plot, sliceTraces(piece, this.selected), layout, this.onSelect);
@@ -319,7 +320,9 @@ export class InsightTabs {
       tab.message.textContent = this.slices?.contour_message ?? 'No contour.';
       return;
     }
-    tab.message.textContent = `${this.slices.metric} interpolated between the trials (dots) over ${contour.x.name} and ${contour.y.name}.`;
+    const categorical = contour.x.kind === 'categorical' || contour.y.kind === 'categorical';
+    const how = categorical ? 'one band of cells per category (nothing between two categories)' : 'interpolated between the trials (dots)';
+    tab.message.textContent = `${this.slices.metric} over ${contour.x.name} and ${contour.y.name}, ${how}.`;
     const layout = {
       xaxis: parameterAxis(contour.x, contour.x_grid),
       yaxis: parameterAxis(contour.y, contour.y_grid),

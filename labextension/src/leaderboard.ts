@@ -2,6 +2,22 @@
  * The leaderboard's columns, its sort and its pages (the server sorts and ranks the trials).
  */
 
+import { formatScore } from './format';
+
+/** A rank as the notebook's table shows it: `1 (tied)` when scores are equal; an em dash for none. */
+export function rankText(row: { rank: number | null; tied?: boolean }): string {
+  if (row.rank === null) {
+    return '—';
+  }
+  return row.tied ? `${row.rank} (tied)` : String(row.rank);
+}
+
+/** A score, marked `(partial)` while its trial is under way (it may still change). */
+export function scoreText(value: number | null, partial = false): string {
+  const text = formatScore(value);
+  return partial && value !== null && Number.isFinite(value) ? `${text} (partial)` : text;
+}
+
 /** Optimisation direction of a search. */
 export type Mode = 'min' | 'max';
 
@@ -9,6 +25,23 @@ export type Mode = 'min' | 'max';
 export interface ISortState {
   column: string;
   order: 'asc' | 'desc';
+}
+
+/** How the leaderboard marks a trial that fails a constraint (as the cell's dashboard does). */
+export const INFEASIBLE = '(infeasible)';
+
+/**
+ * The score cell's text and tooltip: an infeasible trial's score is marked, and its
+ * tooltip says which constraints it fails.
+ */
+export function scoreCell(score: string, row: { feasible?: boolean; infeasible_because?: string[] }): {
+  text: string;
+  title: string;
+} {
+  if (row.feasible !== false || !score) {
+    return { text: score, title: '' };
+  }
+  return { text: `${score} ${INFEASIBLE}`, title: `infeasible: ${(row.infeasible_because ?? []).join('; ')}` };
 }
 
 /** How the leaderboard opens: best first. */

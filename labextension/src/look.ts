@@ -18,6 +18,8 @@ export interface ILook {
   };
   numbers: { significant: number };
   axes: { log_tick_format: string; log_title_suffix: string };
+  /** A metric's value axis: `margin` of the data's span on each side; a flat series spans `flat` of its value on each side (`flat_zero` around 0). */
+  scales: { margin: number; flat: number; flat_zero: number };
 }
 
 export const LOOK: ILook = {
@@ -44,5 +46,10 @@ export const LOOK: ILook = {
   "axes": {
     "log_tick_format": ".2~e",
     "log_title_suffix": " (log)"
+  },
+  "scales": {
+    "margin": 0.08,
+    "flat": 0.01,
+    "flat_zero": 0.01
   }
 };

@@ -5,8 +5,18 @@
  */
 
 import type { ILeaderboardPage, ILeaderboardRow } from './api';
-import { formatClock, formatDuration, formatParam, formatScore, stateClass } from './format';
-import { DEFAULT_SORT, leaderboardColumns, nextSort, pageLabel, type IColumn, type ISortState } from './leaderboard';
+import { formatClock, formatDuration, formatParam, stateClass } from './format';
+import {
+  DEFAULT_SORT,
+  leaderboardColumns,
+  nextSort,
+  pageLabel,
+  rankText,
+  scoreCell,
+  scoreText,
+  type IColumn,
+  type ISortState
+} from './leaderboard';
 import { element } from './resume';
 
 /** Rows per page of the leaderboard. */
@@ -15,11 +25,18 @@ export const PAGE_ROWS = 100;
 function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLElement | string {
   switch (column.key) {
     case 'rank':
-      return row.rank === null ? '—' : String(row.rank);
+      return rankText(row);
     case 'trial':
       return String(row.trial_id);
-    case 'score':
-      return formatScore(row.score);
+    case 'score': {
+      const cell = scoreCell(scoreText(row.score, row.partial), row);
+      if (!cell.title) {
+        return cell.text;
+      }
+      const marked = element('span', 'hpnb-infeasible', cell.text);
+      marked.title = cell.title;
+      return marked;
+    }
     case 'state':
       return element('span', `hpnb-badge ${stateClass(row.state)}`, row.state.toLowerCase());
     case 'duration':
@@ -30,7 +47,7 @@ function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLEl
       return typeof row.pareto_rank === 'number' ? String(row.pareto_rank) : '—';
     default: {
       if (column.key.startsWith('objective:')) {
-        return formatScore(row.values?.[column.key.slice('objective:'.length)] ?? null);
+        return scoreText(row.values?.[column.key.slice('objective:'.length)] ?? null, row.partial);
       }
       const name = column.key.slice('param:'.length);
       return name in row.params ? formatParam(row.params[name]) : '';

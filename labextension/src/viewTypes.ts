@@ -28,11 +28,18 @@ export interface IObjectiveValues {
   values?: Record<string, number | null>;
   /** Non-domination rank over all objectives (0: on the Pareto front); null with one objective. */
   pareto_rank?: number | null;
+  /** With constraints: whether the trial satisfies them all, and why not (absent without). */
+  feasible?: boolean;
+  infeasible_because?: string[];
 }
 
 /** One row of the leaderboard: a trial with its rank (null without a score) and duration. */
 export interface ILeaderboardRow extends ITrial, IObjectiveValues {
+  /** Equal scores share a rank (`tied`); trials under way rank after the finished ones. */
   rank: number | null;
+  tied?: boolean;
+  /** The trial is under way: its score may still change. */
+  partial?: boolean;
   duration: number | null;
 }
 

@@ -79,6 +79,11 @@ describe('progress', () => {
     );
     expect(formatProgress({ done: 2, budget: 10, running: 1, interrupted: 0, failed: 0 })).toBe('2 / 10 · 1 running');
   });
+  it('names every state some trial is in, paused and pending included, in the notebook order', () => {
+    expect(formatProgress({ done: 13, budget: 17, running: 2, pending: 1, paused: 1, failed: 0, stopped: 1 })).toBe(
+      '13 / 17 · 2 running · 1 pending · 1 paused · 1 stopped'
+    );
+  });
   it('clamps the fraction to [0, 1]', () => {
     expect(progressFraction(5, 10)).toBe(0.5);
     expect(progressFraction(15, 10)).toBe(1);
@@ -152,8 +157,10 @@ describe('times as people write them', () => {
     expect(formatAge(now - 200, now)).toBe('3 min ago');
   });
   it('gives durations in their two largest units', () => {
-    expect([0.42, 12.3, 80, 3600, 7500, 273600].map(formatDuration)).toEqual([
-      '0.4 s',
+    expect([0.0042, 0.42, 1.5, 12.3, 80, 3600, 7500, 273600].map(formatDuration)).toEqual([
+      '4 ms',
+      '420 ms',
+      '1.5 s',
       '12 s',
       '1 min 20 s',
       '1 h',

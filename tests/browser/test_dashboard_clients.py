@@ -2,7 +2,8 @@
 ``--wait`` search cell as the demo notebooks run it. While the cell waits, a click on a running
 trial's row shows its log and Stop stops it; after the cell ended, Extend by runs more trials in
 the same kernel. Every plot tab draws; no control label is cut at 800, 1,000 or 1,400 px; the
-history's metric axis spans its data.
+history's metric axis spans its data. Saved and opened again, the notebook shows the search's
+summary with no console error.
 
 One server per front end for the module (the slow part); each test opens its own notebook.
 """
@@ -22,8 +23,16 @@ import pytest
 
 from hpnb.core.store import Store
 from tests.browser.conftest import ARTIFACTS, LabServer, _quiet_lab_settings, _wait_until_up, end_process
-from tests.browser.test_dashboard_e2e import PageLog, shut_down_kernels_of, wait_until, write_notebook
+from tests.browser.test_dashboard_e2e import (
+    PageLog,
+    fresh_page,
+    run_all_cells,
+    shut_down_kernels_of,
+    wait_until,
+    write_notebook,
+)
 from tests.runner.processes import free_port
+from tests.waiting import wait_until as wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -48,8 +57,12 @@ parameters:
 resources: {{cluster: local, workers: 2}}"""
 
 WIDTHS = (800, 1000, 1400)
+#: errors of the client itself, on any page: Notebook 7.6 reports this one opening a notebook of
+#: one plain cell too (its settings loader, notebook_core.js).
+CLIENTS_OWN = ("Cannot read properties of undefined (reading 'schema')",)
 #: the notebook toolbar's kernel indicator once the kernel is idle (JupyterLab and Notebook 7).
 IDLE = '.jp-Notebook-ExecutionIndicator[data-status="idle"]'
+IDLE_NOW = f"() => !!document.querySelector('{IDLE}') || /\\| Idle/.test(document.body.innerText)"
 
 
 @dataclass(frozen=True)
@@ -99,36 +112,13 @@ def server(request, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
 
 def _open(browser, server: Server, name: str, width: int) -> tuple[object, object, PageLog]:
     write_notebook(server.root / f"{name}.ipynb", [OBJECTIVE, "%load_ext hpnb", SEARCH.format(name=name)])
-    context = browser.new_context(viewport={"width": width, "height": 1400})
-    context.set_default_timeout(60_000)
-    page = context.new_page()
-    log = PageLog(page)
+    context, page, log = fresh_page(browser, {"width": width, "height": 1400})
     # "Select Kernel", asked when the kernel takes long to start on a busy machine: the default one
     page.add_locator_handler(page.locator(".jp-Dialog .jp-mod-accept"), lambda button: button.click())
     page.goto(f"{server.url}/{server.notebook_path}/{name}.ipynb?token={server.token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell .cm-line")
-    idle = f"() => !!document.querySelector('{IDLE}') || /\\| Idle/.test(document.body.innerText)"
-    wait_until(page, log, idle, what="the kernel to be idle")
+    wait_until(page, log, IDLE_NOW, what="the kernel to be idle")
     return context, page, log
-
-
-STARTED = "() => /\\[(\\*|1)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)"
-
-
-def _run_all(page, log: PageLog) -> None:
-    """Run All from the Run menu; sent again if no cell started (a Run All sent while the kernel
-    connects is lost)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    for _ in range(3):
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-        try:
-            page.wait_for_function(STARTED, timeout=15_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    wait_until(page, log, STARTED, what="the first cell to run")
 
 
 def _trials(home: Path, name: str) -> dict[int, str]:
@@ -184,7 +174,7 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
     name = "newcomer"
     context, page, log = _open(browser, server, name, 1400)
     try:
-        _run_all(page, log)
+        run_all_cells(page, log)
         dashboard = page.locator(".jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
         wait_until(page, log, "() => [...document.querySelectorAll('.hpnb-table tbody tr')]"
                    ".some(row => row.innerText.includes('RUNNING'))", what="a running trial in the table")
@@ -220,6 +210,11 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         assert "RUNNING" not in _trials(server.home, name).values()
         _every_tab_draws(page, log, dashboard)
         dashboard.locator(".hpnb-plot-selector .widget-toggle-button", has_text="History").click()
+        # "by trial number / by end time": a small segmented control, not a second row of tabs
+        sizes = "bs => bs.map(b => [b.offsetHeight, getComputedStyle(b).borderTopLeftRadius])"
+        order = dashboard.locator(".hpnb-history-order .widget-toggle-button").evaluate_all(sizes)
+        tab = dashboard.locator(".hpnb-plot-selector .widget-toggle-button").first.evaluate_all(sizes)[0]
+        assert [height < tab[0] for height, _ in order] == [True, True] and order[0][1] == "11px"
         drawn = wait_until(page, log, f"() => ({HISTORY_RANGE})()", what="the history plot")
         low, high = drawn["range"]
         span = max(drawn["y"]) - min(drawn["y"])
@@ -227,8 +222,27 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         assert (high - low) - span <= max(0.2 * span, 0.05)  # not 0-1.8 around accuracies near 0.95
         errors = [line for line in log.problems() if "hpnb" in line or "model not found" in line]
         assert not errors, str(log)
+        page.keyboard.press("Control+s")  # saved as the client saves it, then opened again
+        saved = server.root / f"{name}.ipynb"
+        wait_for(lambda: "hpnb-static" in saved.read_text(), 30, interval=0.2)
     finally:
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"dashboard-{server.notebook_path.replace('/', '-')}.png"))
+        context.close()
+        shut_down_kernels_of(server, f"{name}.ipynb")
+    assert _reopened(browser, server, name) == []
+
+
+def _reopened(browser, server: Server, name: str) -> list[str]:
+    """Opens the saved notebook in a new page (a new kernel): its dashboard shows the search's
+    summary; the console's errors."""
+    context, page, log = fresh_page(browser, {"width": 1400, "height": 900})
+    try:
+        page.goto(f"{server.url}/{server.notebook_path}/{name}.ipynb?token={server.token}")
+        wait_until(page, log, IDLE_NOW, what="the kernel of the saved notebook")
+        page.locator(".jp-CodeCell").nth(2).locator(".hpnb-static").wait_for()
+        page.wait_for_timeout(2500)  # the widget manager reports a missing model after 2 s
+        return [line for line in log.problems() if not line.endswith(CLIENTS_OWN)]
+    finally:
         context.close()
         shut_down_kernels_of(server, f"{name}.ipynb")

@@ -102,6 +102,14 @@ class PageLog:
         return "browser console:\n" + ("\n".join(self.lines[-80:]) or "(nothing)")
 
 
+def fresh_page(browser, viewport: dict[str, int]) -> tuple[object, object, PageLog]:
+    """A new browser context and page (timeouts of a minute) and the log of its console."""
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    return context, page, PageLog(page)
+
+
 @contextlib.contextmanager
 def notebook_page(browser, lab_server, notebook: str, sources: list[str], workspace: str,
                   viewport: dict[str, int], timeout_ms: int = WAIT_MS,
@@ -137,11 +145,38 @@ def dashboard_page(browser, lab_server) -> Iterator[tuple[object, PageLog]]:
         yield opened
 
 
+STARTED = "() => /\\[(\\*|1)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)"
+#: the index of the first cell that has not run nor waits to (-1 when every cell has)
+NOT_RUN = ("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell .jp-InputPrompt')]"
+           ".findIndex(prompt => !/\\[(\\*|\\d+)\\]/.test(prompt.innerText))")
+
+
 def run_all_cells(page, log: PageLog) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    wait_until(page, log, "() => /\\[(\\*|1)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)",
-               what="the first cell to run")
+    """Run All from the Run menu; sent again if no cell started (a Run All sent while the kernel
+    connects is lost), and the cells after the first run again if only the first one went through
+    (what a kernel that was still connecting can do)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(3):
+        _menu(page, "Run", "Run All Cells")
+        try:
+            page.wait_for_function(STARTED, timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            continue
+    wait_until(page, log, STARTED, what="the first cell to run")
+    try:
+        page.wait_for_function(f"() => ({NOT_RUN})() < 0", timeout=10_000)
+    except PlaywrightTimeout:
+        first = page.evaluate(f"({NOT_RUN})()")
+        page.locator(".jp-Notebook .jp-Cell").nth(first).locator(".jp-InputPrompt").click()
+        _menu(page, "Run", "Run Selected Cell and All Below")
+    wait_until(page, log, f"() => ({NOT_RUN})() < 0", what="every cell to run or wait to")
+
+
+def _menu(page, menu: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{menu}$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{item}$")).click()
 
 
 def wait_until(page, log: PageLog, script: str, arg: object = None, what: str = "") -> Any:

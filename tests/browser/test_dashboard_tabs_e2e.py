@@ -105,7 +105,11 @@ def test_tabs_table_log_and_copied_cell(tabs_page, lab_server) -> None:
     _show_tab(page, log, dashboard, "Parallel coordinates", ".jp-OutputArea .hpnb-pc")
     titles = sorted(dashboard.locator(".hpnb-pc .hpnb-pc-title").all_text_contents())
     assert titles == ["layers", "loss", "opt", "x"]
-    layer_ticks = dashboard.locator('.hpnb-pc g.hpnb-pc-axis[data-label="layers"] .hpnb-pc-ticktext')
+    ticks = '.hpnb-pc g.hpnb-pc-axis[data-label="layers"] .hpnb-pc-ticktext'
+    # the plot is drawn again once the finished search's last values arrive: wait for its ticks
+    wait_until(page, log, f"() => document.querySelectorAll('.jp-OutputArea {ticks}').length >= 4",
+               what="the layers axis' ticks")
+    layer_ticks = dashboard.locator(ticks)
     assert layer_ticks.all_text_contents() == ["1", "2", "3", "4"]
     _show_tab(page, log, dashboard, "Importance", ".jp-OutputArea .barlayer .point")
     bars = dashboard.locator(".barlayer .point")

@@ -56,6 +56,12 @@ def test_lab_sidebar_lists_every_experiment_and_follows_the_store(lab_page, lab_
         )
     item(page, "fresh-search").wait_for()  # the list refreshes by itself
 
+    # the filter's placeholder fits the sidebar's default width (not "Filter by name, state, stra")
+    fits = """node => { const context = document.createElement('canvas').getContext('2d');
+        const style = getComputedStyle(node); context.font = style.font;
+        const room = node.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return [node.placeholder, context.measureText(node.placeholder).width <= room]; }"""
+    assert page.locator(".hpnb-filter").evaluate(fits) == ["Filter searches", True]
     page.fill(".hpnb-filter", "cnn")
     item(page, sample.finished).wait_for(state="detached")
     assert item(page, sample.running).is_visible()
@@ -82,6 +88,13 @@ def test_lab_experiment_view_shows_leaderboard_curves_and_parallel_coordinates(
     shown = [rows.nth(i).locator("td").nth(2).inner_text() for i in range(total)]
     scores = [float(text) for text in shown if text != "—"]
     assert scores == sorted(scores) and len(scores) == sample.finished_trials
+
+    history = f"#hpnb-experiment-{sample.finished} .hpnb-history"
+    view.locator(".hpnb-history .scatterlayer .point").first.wait_for()
+    read = "s => [s._fullLayout.yaxis.range, s._fullData[0].y]"
+    (low, high), drawn = page.locator(history).evaluate(read)
+    span = max(drawn) - min(drawn)
+    assert low <= min(drawn) and high >= max(drawn) and (high - low) - span <= 0.2 * span  # a margin, no more
 
     view.locator(".hpnb-curves .main-svg").first.wait_for()
     view.locator(".hpnb-curves .scatterlayer .trace").nth(total - 1).wait_for()
@@ -208,4 +221,47 @@ def test_lab_interrupted_search_offers_resume_instead_of_stop(lab_page, lab_serv
     states = view.locator(".hpnb-leaderboard tbody td:nth-child(4)").all_inner_texts()
     assert sorted(states) == ["completed", "interrupted", "interrupted"]
     save_screenshot(page, "lab-interrupted-search")
+    assert page.errors == []
+
+
+def _write_tied_search(path: Path) -> None:
+    """Two trials tied at 0.5, one at 0.7, one running (0.1 so far) and one paused (0.2), and a
+    search with no trial yet."""
+    spec = {"metric": "loss", "mode": "min", "parameters": {"width": [1, 2], "alpha": [0.1, 0.2]}}
+    with Store(path) as store:
+        tied = store.create_experiment("tied", spec, metric="loss", mode="min", strategy="grid", budget=6,
+                                       parallel=2)  # fmt: skip
+        store.update_experiment(tied.id, state="RUNNING", heartbeat=time.time() + 3600)
+        states = [("COMPLETED", 0.5), ("COMPLETED", 0.5), ("COMPLETED", 0.7), ("RUNNING", 0.1),
+                  ("PAUSED", 0.2)]  # fmt: skip
+        for trial_id, (state, best) in enumerate(states):
+            store.add_trial(tied.id, trial_id, {"width": 1, "alpha": 0.1}, state="RUNNING")
+            end = None if state in ("RUNNING", "PAUSED") else time.time()
+            store.update_trial(tied.id, trial_id, state=state, start=time.time() - 0.25, end=end,
+                               best=best, value=best)  # fmt: skip
+        empty = store.create_experiment("empty", spec, metric="loss", mode="min", strategy="grid", budget=4,
+                                        parallel=1)  # fmt: skip
+        store.update_experiment(empty.id, state="RUNNING", heartbeat=time.time() + 3600)
+
+
+def test_lab_leaderboard_ranks_ties_and_partial_scores_as_the_cell_does(lab_page, lab_server):
+    page = lab_page
+    _write_tied_search(lab_server.store.path)
+    view = open_experiment(page, "tied")
+    rows = view.locator(".hpnb-leaderboard tbody tr")
+    rows.nth(4).wait_for()
+    cells = [rows.nth(i).locator("td").all_inner_texts()[:3] for i in range(5)]
+    assert cells == [["1 (tied)", "0", "0.5"], ["1 (tied)", "1", "0.5"], ["3", "2", "0.7"],
+                     ["4", "3", "0.1 (partial)"], ["5", "4", "0.2 (partial)"]]  # fmt: skip
+    assert view.locator(".hpnb-leaderboard thead th").all_inner_texts()[4:6] == ["width", "alpha"]
+    assert "ms" in rows.first.locator("td").nth(6).inner_text()  # 250 ms, not "0.2 s"
+    summary = view.locator(".hpnb-view-summary").inner_text()
+    assert "3 / 6 · 1 running · 1 paused" in summary
+
+    empty = open_experiment(page, "empty")
+    history = "#hpnb-experiment-empty .hpnb-history"
+    empty.locator(".hpnb-history .annotation-text").wait_for()
+    assert empty.locator(".hpnb-history .annotation-text").text_content() == \
+        "waiting for the first trial to finish with a score"
+    assert page.evaluate("s => document.querySelector(s)._fullLayout.xaxis.visible", history) is False
     assert page.errors == []

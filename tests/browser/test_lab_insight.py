@@ -17,7 +17,7 @@ from hpnb.runner.checkpoint_store import CheckpointStore, search_location
 from tests.browser.parallel_coordinates import assert_marked, height_on, wait_drawn
 from tests.browser.stored_searches import StoredSearches, write_stored_searches
 from tests.browser.test_lab_extension import TALL_VIEWPORT, VIEWPORT, item, open_experiment, show_sidebar
-from tests.jupyter.server.insight_store import METRIC, InsightSearches, write_insight_searches
+from tests.jupyter.server.insight_store import METRIC, OPTIMIZERS, InsightSearches, write_insight_searches
 from tests.runner.checkpointing_objectives import TINY_PNG
 
 pytestmark = pytest.mark.slow
@@ -136,8 +136,16 @@ def test_slices_and_contour_draw_each_parameter_on_its_own_kind_of_axis(lab_page
         "s => document.querySelector(s)._fullData[0].y", f"#hpnb-experiment-{searches.tuned} .hpnb-importance"
     )
     two_most = list(reversed(importance))[:2]
-    assert [drawn["xaxis"]["title"], drawn["yaxis"]["title"]] == two_most
+    assert [drawn["xaxis"]["title"], drawn["yaxis"]["title"]] == [f"{two_most[0]} (log)", two_most[1]]
     save_screenshot(page, "lab-contour")
+    # a categorical parameter: one band of cells per category, no colour between two of them
+    contour = f"#hpnb-experiment-{searches.tuned} .hpnb-contour"
+    view.locator(".hpnb-contour-y").select_option("optimizer")
+    on_y = "([s, t]) => document.querySelector(s)._fullLayout.yaxis.title.text === t"
+    page.wait_for_function(on_y, arg=[contour, "optimizer"])
+    read = "node => [node._fullData.map(t => t.type), node.data[0].y, node._fullLayout.yaxis.ticktext]"
+    types, rows, labels = page.locator(contour).evaluate(read)
+    assert types == ["heatmap", "scatter"] and rows == [0, 1, 2] and labels == list(OPTIMIZERS)
     assert page.errors == []
 
 

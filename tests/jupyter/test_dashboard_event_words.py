@@ -28,3 +28,11 @@ def test_a_pause_by_the_rule_says_why_and_an_unknown_event_still_reads():
     rule = {"kind": "pause", "data": {"trial": 3, "step": 8, "checkpoint_step": 5, "reason": "rung 1 full"}}
     assert event_text(rule) == "trial 3 paused at step 8 (checkpoint of step 5 kept): rung 1 full"
     assert event_text({"kind": "worker_lost", "data": {"worker": "w1"}}) == "worker lost (worker w1)"
+
+
+def test_a_multi_fidelity_model_taking_over_reads_as_a_sentence():
+    at_rung = {"kind": "strategy_model", "data": {"strategy": "bohb", "trial": 12, "budget": 3}}
+    at_end = {"kind": "strategy_model", "data": {"strategy": "dehb", "trial": 20, "budget": None}}
+    assert event_text(at_rung) == ("bohb proposes from its model from trial 12 on, "
+                                   "fitted to the results at step 3")
+    assert event_text(at_end) == "dehb proposes from its model from trial 20 on, fitted to final results"

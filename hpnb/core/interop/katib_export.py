@@ -30,10 +30,12 @@ from typing import Any
 
 import yaml
 
+from hpnb.core.constraints import to_dict as constraints_dict
 from hpnb.core.early_stopping.hyperband import largest_bracket
 from hpnb.core.frozen import thaw
 from hpnb.core.interop.katib_format import (
     API_VERSION,
+    CONSTRAINTS_ANNOTATION,
     HYPERBAND_DEFAULT_ETA,
     KIND,
     OBJECTIVES_ANNOTATION,
@@ -131,7 +133,9 @@ class _Writer:
                                  "hpnb import katib")
             modes = {o.name: o.mode for o in spec.objectives}
             metadata["annotations"] = {OBJECTIVES_ANNOTATION: json.dumps(modes, separators=(",", ":"))}
-        others = goals + sorted(set(recorded) - {spec.metric, *goals})
+        self._constraints(metadata)
+        constrained = [c.metric for c in spec.constraints]
+        others = goals + sorted((set(recorded) | set(constrained)) - {spec.metric, *goals})
         if others:
             objective["additionalMetricNames"] = others
         algorithm = self._algorithm()
@@ -152,6 +156,20 @@ class _Writer:
         body["trialTemplate"] = self._trial_template()
         self._unsaid()
         return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": body}
+
+    def _constraints(self, metadata: dict[str, Any]) -> None:
+        """Katib has no constraints: the constrained metrics are recorded (additional metrics) and
+        the constraints kept in an annotation for ``hpnb import katib``; said in a note."""
+        constraints = self.spec.constraints
+        if not constraints:
+            return
+        bounds = ", ".join(c.describe() for c in constraints)
+        self.note("constraints", f"{bounds} not enforced: Katib has no constraints, its algorithms and its "
+                                 "best trial ignore them; the metrics are written as additional metrics "
+                                 f"(recorded) and the annotation {CONSTRAINTS_ANNOTATION} keeps the "
+                                 "constraints for hpnb import katib")
+        annotations = metadata.setdefault("annotations", {})
+        annotations[CONSTRAINTS_ANNOTATION] = json.dumps(constraints_dict(constraints), separators=(",", ":"))
 
     # -- algorithm ------------------------------------------------------------------
     def _algorithm(self) -> dict[str, Any]:

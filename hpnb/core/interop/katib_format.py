@@ -28,6 +28,9 @@ OBJECTIVE_TYPES: dict[str, str] = {"minimize": "min", "maximize": "max"}
 #: the annotation that keeps a search's objectives: Katib optimises one and records the others
 #: (``additionalMetricNames``); its value is a JSON mapping ``{"metric": "min" | "max", ...}``, in order.
 OBJECTIVES_ANNOTATION = "hpnb/objectives"
+#: the annotation that keeps a search's constraints (Katib has none: it records the constrained
+#: metrics, its algorithms and its best trial ignore them); a JSON mapping ``{"metric": {"max": 20}}``.
+CONSTRAINTS_ANNOTATION = "hpnb/constraints"
 #: Katib's parameter types (``parameterType``).
 PARAMETER_TYPES: tuple[str, ...] = ("double", "int", "discrete", "categorical")
 #: keys of Katib's ``feasibleSpace``.

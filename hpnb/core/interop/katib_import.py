@@ -40,6 +40,7 @@ from hpnb.core.errors import SpecError
 from hpnb.core.interop.katib_algorithms import AlgorithmReader
 from hpnb.core.interop.katib_format import (
     API_VERSION,
+    CONSTRAINTS_ANNOTATION,
     KIND,
     OBJECTIVE_TYPES,
     OBJECTIVES_ANNOTATION,
@@ -62,8 +63,8 @@ _NOT_READ = {
     "nasConfig": "not carried: hpnb does not run neural architecture searches",
     "resumePolicy": "not carried: every hpnb search can be resumed from its store (hpnb resume NAME)",
 }
-_ORDER = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "max_failures",
-          "parameters", "early_stopping")
+_ORDER = ("name", "metric", "mode", "metrics", "constraints", "strategy", "trials", "parallel", "seed",
+          "max_failures", "parameters", "early_stopping")
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,8 @@ class _Reader:
         self.origin: dict[str, str] = {}
         #: the objectives the hpnb annotation names (metric -> Katib objective type), if any.
         self.annotated_objectives: dict[str, str] = {}
+        #: the constraints the hpnb annotation keeps (Katib has none), if any.
+        self.annotated_constraints: Any = None
 
     def note(self, field: str, text: str) -> None:
         self.notes.append(Note(field, text))
@@ -151,6 +154,8 @@ class _Reader:
     def read(self, document: Mapping[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         self._metadata(document.get("metadata"), out)
+        if self.annotated_constraints is not None:
+            out["constraints"] = self.annotated_constraints
         for key in document:
             if key == "status":
                 self.note("status", "not carried: the state of a Katib run")
@@ -212,6 +217,9 @@ class _Reader:
     def _annotations(self, value: Any) -> None:
         for key, item in as_mapping(value, "metadata.annotations").items():
             field = f"metadata.annotations.{key}"
+            if key == CONSTRAINTS_ANNOTATION:
+                self._constraints_annotation(field, item)
+                continue
             if key != OBJECTIVES_ANNOTATION:
                 self.note(field, "not carried: Kubernetes metadata")
                 continue
@@ -224,6 +232,19 @@ class _Reader:
                                 allowed='{"val_loss": "min", "latency_ms": "min"}')
             self.annotated_objectives = modes
             self.origin["metrics"] = field
+
+    def _constraints_annotation(self, field: str, item: Any) -> None:
+        """The constraints an hpnb export kept; the spec parser checks them (errors name the field)."""
+        try:
+            constraints = json.loads(item) if isinstance(item, str) else None
+        except ValueError:
+            constraints = None
+        if not isinstance(constraints, dict):
+            raise SpecError(field, "is not a JSON mapping of metric to its bounds", value=item,
+                            allowed='{"latency_ms": {"max": 20}}')
+        self.annotated_constraints = constraints
+        self.origin["constraints"] = field
+        self.note(field, "constraints: Katib ignored them; hpnb applies them to every trial")
 
     def _several_objectives(self, metric: str, mode: str, additional: Any, out: dict[str, Any]) -> bool:
         """The objective and the additional metrics the annotation names as objectives, if any."""

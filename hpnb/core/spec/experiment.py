@@ -25,12 +25,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hpnb.core.constraints import Constraint
+from hpnb.core.constraints import to_dict as constraints_dict
 from hpnb.core.early_stopping import STOPPING_RULES, stopping_rule_class
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.objectives import Objective
 from hpnb.core.space import SearchSpace
 from hpnb.core.spec.checkpoints import CheckpointsSpec, parse_checkpoints
+from hpnb.core.spec.constraints import parse_constraints
 from hpnb.core.spec.noise import parse_noise, strategy_options
 from hpnb.core.spec.objectives import parse_objectives
 from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
@@ -55,7 +58,7 @@ from hpnb.core.strategies import STRATEGIES, strategy_class
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "parameters",
                   "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout",
-                  "enqueue", "warm_start", "checkpoints", "noise")
+                  "enqueue", "warm_start", "checkpoints", "constraints", "noise")
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 #: the budget of a sampling strategy when ``trials`` is not given.
@@ -124,6 +127,8 @@ class ExperimentSpec:
     warm_start: str | None = None
     #: where trials keep their checkpoints and artifacts (``checkpoints: {store: URL, keep: N}``).
     checkpoints: CheckpointsSpec = field(default_factory=CheckpointsSpec)
+    #: bounds on reported metrics a trial must satisfy to be feasible (``constraints:``).
+    constraints: tuple[Constraint, ...] = ()
     #: the metric is noisy (``noise: true``): see :mod:`hpnb.core.spec.noise`.
     noise: bool = False
 
@@ -157,6 +162,7 @@ class ExperimentSpec:
             **({"enqueue": thaw(self.enqueue)} if self.enqueue else {}),
             **({"warm_start": {"from": self.warm_start}} if self.warm_start else {}),
             **({"checkpoints": self.checkpoints.to_dict()} if self.checkpoints != CheckpointsSpec() else {}),
+            **({"constraints": constraints_dict(self.constraints)} if self.constraints else {}),
             **({"noise": True} if self.noise else {}),
         }
 
@@ -257,7 +263,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         parallel=as_optional_int(data.get("parallel"), "parallel", minimum=1, maximum=MAX_PARALLEL),
         seed=seed,
         space=space,
-        early_stopping=_parse_early_stopping(data.get("early_stopping"), mode),
+        early_stopping=_paired(strategy, _parse_early_stopping(data.get("early_stopping"), mode), mode),
         resources=parse_resources(data.get("resources")),
         max_failures=as_int(data.get("max_failures", 5), "max_failures", minimum=0, maximum=MAX_TRIALS),
         retries=as_int(data.get("retries", 2), "retries", minimum=0, maximum=MAX_RETRIES),
@@ -265,6 +271,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         timeout=parse_optional_duration(data.get("timeout"), "timeout"),
         trial_timeout=parse_optional_duration(data.get("trial_timeout"), "trial_timeout"),
         checkpoints=parse_checkpoints(data.get("checkpoints")),
+        constraints=parse_constraints(data.get("constraints")),
         noise=noise,
     )
 
@@ -345,6 +352,20 @@ def _check_strategy(strategy: StrategySpec, space: SearchSpace, objectives: tupl
     options = strategy_options(thaw(strategy.options), getattr(cls, "options", ()), noise)
     instance = cls(space, modes[0] if len(modes) == 1 else modes, seed, trials, **options)
     return instance.max_trials()
+
+
+def _paired(strategy: StrategySpec, early_stopping: EarlyStoppingSpec, mode: Any) -> EarlyStoppingSpec:
+    """The early stopping of a multi-fidelity strategy (``pairs_with``): the first rule it pairs with
+    (keeping ``max_t``) when the spec names none, else one of them."""
+    pairs: tuple[str, ...] = tuple(getattr(_load_class(strategy_class, strategy.name), "pairs_with", ()))
+    if not pairs or early_stopping.rule in pairs:
+        return early_stopping
+    if early_stopping.rule != "none":
+        raise SpecError("early_stopping", f"the {strategy.name} strategy models the results at the rungs of "
+                        "a bracketed rule", value=early_stopping.rule, allowed=", ".join(pairs))
+    paired = EarlyStoppingSpec(pairs[0], early_stopping.options)
+    stopping_rule_class(paired.rule)(mode, **thaw(paired.options))
+    return paired
 
 
 def _parse_early_stopping(value: Any, mode: str) -> EarlyStoppingSpec:

@@ -28,6 +28,8 @@ STRATEGIES: dict[str, str] = {
     "nsga2": "nsga2:NSGA2Strategy",
     "gp": "gp:GPStrategy",
     "auto": "auto:AutoStrategy",
+    "bohb": "bohb:BOHBStrategy",
+    "dehb": "dehb:DEHBStrategy",
 }
 
 

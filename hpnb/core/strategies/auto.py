@@ -7,9 +7,10 @@ that starts with the Gaussian process switches to TPE at trial :data:`~.auto_cho
 TPE learns every trial so far (the running ones as pending), and the first suggestion after the
 switch carries ``info["event"]`` (``strategy_switched``, from, to, the trial), which the runner
 records as an event of the search. TPE runs with ``constant_liar`` so parallel trials keep
-apart. With ``noise`` (``noise: true`` in the spec) the Gaussian process models the noise and
-runs the best configurations again (see :mod:`.gp`). ``auto`` does not learn another search's
-trials (``warm_start``): name ``tpe`` for that.
+apart. ``auto`` does not learn another search's trials (``warm_start``): name ``tpe`` for that.
+Constraints are passed on to the strategy it runs (gp, tpe and nsga2 learn from them; a grid
+that fits the budget runs every configuration anyway). With ``noise`` (``noise: true`` in the
+spec) the Gaussian process models the noise and runs the best configurations again (see :mod:`.gp`).
 
 Example:
     >>> from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
@@ -45,6 +46,7 @@ class AutoStrategy(Strategy):
     multi_objective = True
     rebuilds_from_history = True
     needs_intermediate_values = True
+    learns_from_constraints = True
     options = ("noise",)
 
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
@@ -71,7 +73,21 @@ class AutoStrategy(Strategy):
         options = dict(INNER_OPTIONS.get(name, {}))
         if self.noise and "noise" in cls.options:
             options["noise"] = True
-        return cls(self.space, modes, seed=self.resolved_seed, budget=budget, **options)
+        inner = cls(self.space, modes, seed=self.resolved_seed, budget=budget, **options)
+        if self.constraint_count and inner.learns_from_constraints:
+            inner.use_constraints(self.constraint_count)
+        return inner
+
+    def use_constraints(self, count: int) -> None:
+        super().use_constraints(count)
+        if self.inner.learns_from_constraints:
+            self.inner.use_constraints(count)
+
+    def observe_violations(self, trial_id: int, violations: Sequence[float]) -> None:
+        known = self._history.get(trial_id)
+        if known is not None:
+            self._history[trial_id] = replace(known, violations=tuple(violations))
+        self.inner.observe_violations(trial_id, violations)
 
     # -- suggestions -------------------------------------------------------------------------
     def suggest(self, trial_id: int) -> Suggestion | None:
@@ -106,7 +122,7 @@ class AutoStrategy(Strategy):
     def observe(self, trial_id: int, value: Observed, state: TrialState = TrialState.COMPLETED) -> None:
         known = self._history.get(trial_id)
         if known is not None:
-            self._history[trial_id] = TrialHistory(trial_id, known.params, state, value, known.intermediate)
+            self._history[trial_id] = replace(known, state=state, value=value)
         self.inner.observe(trial_id, value, state)
 
     def report(self, trial_id: int, step: int, value: float) -> None:

@@ -23,7 +23,7 @@ from hpnb.core.space import SearchSpace
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:
-    from hpnb.core.early_stopping.base import Decision
+    from hpnb.core.early_stopping.base import Decision, StoppingRule
     from hpnb.core.strategies.pbt_exploit import Exploit
 
 Mode = Literal["min", "max"]
@@ -45,6 +45,8 @@ class TrialHistory:
             objectives: the tuple of their values, None unless it has all of them.
         intermediate: step -> reported value of the target metric, filled only for
             strategies whose ``needs_intermediate_values`` is true.
+        violations: one number per constraint of the search (at most 0: satisfied; see
+            :mod:`hpnb.core.constraints`), filled only for strategies that learn from constraints.
 
     Example:
         >>> TrialHistory(3, {"x": 0.5}, TrialState.STOPPED, 0.25, {0: 0.5, 1: 0.25}).state.is_finished
@@ -56,6 +58,7 @@ class TrialHistory:
     state: TrialState
     value: Observed = None
     intermediate: Mapping[int, float] = field(default_factory=dict)
+    violations: tuple[float, ...] = ()
 
 
 class Strategy(ABC):
@@ -93,6 +96,12 @@ class Strategy(ABC):
     #: configurations the search was given to run first (``enqueue``) come on top of the ones
     #: it proposes (false for population-based training: they are members of the population).
     enqueued_are_extra: bool = True
+    #: the early-stopping rules whose rungs it models (multi-fidelity strategies: ``bohb``, ``dehb``);
+    #: a spec without early stopping gets the first, any other rule is refused.
+    pairs_with: tuple[str, ...] = ()
+    #: it learns from the search's constraints (:meth:`use_constraints`, :meth:`observe_violations`);
+    #: the others ignore them and only the ranking of trials applies them.
+    learns_from_constraints: bool = False
 
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
@@ -115,6 +124,8 @@ class Strategy(ABC):
         self.objective = Objective("value", modes[0])
         self.seed = seed
         self.budget = budget
+        #: how many constraints the strategy learns (:meth:`use_constraints`; 0: none).
+        self.constraint_count = 0
         #: the seed actually used: ``seed``, or fresh entropy recorded so a resumed run continues.
         self.resolved_seed: int = (int(seed) if seed is not None
                                    else int(np.random.default_rng().integers(2**32)))
@@ -150,10 +161,26 @@ class Strategy(ABC):
         """
         return None
 
+    def use_constraints(self, count: int) -> None:
+        """The search has ``count`` constraints: called once, before the first suggestion, on a
+        strategy that learns from them. Each ended trial's violations then come through
+        :meth:`observe_violations` before :meth:`observe`, and resumed trials carry theirs."""
+        self.constraint_count = int(count)
+
+    def observe_violations(self, trial_id: int, violations: Sequence[float]) -> None:
+        """One number per constraint for trial ``trial_id`` (at most 0: satisfied; large when the
+        trial never reported the metric). Strategies that ignore constraints ignore it."""
+        return None
+
     def learn_prior(self, trials: Sequence[TrialHistory]) -> int:
         """Learn the completed ``trials`` of another search before suggesting (``warm_start``);
         returns how many it learnt. Only strategies with ``learns_from_prior`` do (none here)."""
         return 0
+
+    def use_stopping_rule(self, rule: StoppingRule) -> None:
+        """The search's early-stopping rule, given before the first suggestion; multi-fidelity
+        strategies read its rungs and brackets (the others ignore it)."""
+        return None
 
     def report(self, trial_id: int, step: int, value: float) -> None:
         """An intermediate value; most strategies ignore it."""

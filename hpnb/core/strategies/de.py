@@ -68,6 +68,43 @@ def default_population(dimension: int, budget: int | None) -> int:
     return max(MIN_POPULATION, size)
 
 
+def evolution_options(options: dict[str, Any], dimension: int, budget: int | None,
+                      mutation: tuple[float, float], crossover: float
+                      ) -> tuple[int, tuple[float, float], float]:
+    """The checked ``population``, ``mutation`` and ``crossover`` options, with these defaults
+    (the population's: :func:`default_population`)."""
+    population = check_int("population", options.get("population", default_population(dimension, budget)),
+                           MIN_POPULATION, MAX_POPULATION)
+    return (population,
+            check_number_or_interval("mutation", options.get("mutation", list(mutation)), 0.0, 2.0),
+            check_number_or_interval("crossover", options.get("crossover", crossover), 0.0, 1.0)[0])
+
+
+def challenger(rng: np.random.Generator, pool: np.ndarray, target: np.ndarray,
+               mutation: tuple[float, float], crossover: float, base: np.ndarray | None = None,
+               skip: int | None = None) -> np.ndarray:
+    """A challenger for ``target``: the mutant ``base + F * (b - c)`` of three distinct random rows
+    ``a``, ``b``, ``c`` of ``pool`` (row ``skip`` left out; ``base`` is ``a`` unless given), ``F``
+    drawn in ``mutation``, crossed with ``target`` (each coordinate kept with probability
+    ``crossover``, at least one) and clipped into the unit cube. ``pool`` needs three rows.
+
+    Example:
+        >>> pool = np.array([[0.1, 0.1], [0.5, 0.5], [0.9, 0.2], [0.3, 0.8]])
+        >>> point = challenger(np.random.default_rng(0), pool, pool[0], (0.5, 0.5), 1.0, skip=0)
+        >>> bool(((point >= 0) & (point <= 1)).all())
+        True
+    """
+    others = [i for i in range(len(pool)) if i != skip]
+    a, b, c = rng.choice(others, size=3, replace=False)
+    low, high = mutation
+    factor = low if low == high else float(rng.uniform(low, high))
+    mutant = (pool[a] if base is None else base) + factor * (pool[b] - pool[c])
+    dim = mutant.shape[0]
+    keep = rng.random(dim) < crossover
+    keep[rng.integers(dim)] = True
+    return np.clip(np.where(keep, mutant, target), 0.0, 1.0)
+
+
 class DifferentialEvolutionStrategy(Strategy):
     """Differential evolution without generations: members are replaced as results arrive."""
 
@@ -77,11 +114,8 @@ class DifferentialEvolutionStrategy(Strategy):
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
-        default = default_population(space.dimension, budget)
-        self.population = check_int("population", options.get("population", default), MIN_POPULATION,
-                                    MAX_POPULATION)
-        self.mutation = check_number_or_interval("mutation", options.get("mutation", [0.5, 1.0]), 0.0, 2.0)
-        self.crossover = check_number_or_interval("crossover", options.get("crossover", 0.7), 0.0, 1.0)[0]
+        self.population, self.mutation, self.crossover = evolution_options(
+            options, space.dimension, budget, mutation=(0.5, 1.0), crossover=0.7)
         self.variant = check_choice("variant", options.get("variant", "best/1"), VARIANTS)
         self.init = check_choice("init", options.get("init", "lhs"), INITS)
         self._rng = np.random.default_rng(self.resolved_seed)
@@ -114,18 +148,10 @@ class DifferentialEvolutionStrategy(Strategy):
         return min(known)[1] if known else None
 
     def _challenger(self, target: int) -> np.ndarray:
-        others = [i for i in range(self.population) if i != target]
-        a, b, c = self._rng.choice(others, size=3, replace=False)
         best = self._best_index()
-        if self.variant == "best/1" and best is not None:
-            a = best
-        low, high = self.mutation
-        factor = low if low == high else float(self._rng.uniform(low, high))
-        mutant = self._members[a] + factor * (self._members[b] - self._members[c])
-        dim = mutant.shape[0]
-        keep = self._rng.random(dim) < self.crossover
-        keep[self._rng.integers(dim)] = True
-        return np.clip(np.where(keep, mutant, self._members[target]), 0.0, 1.0)
+        base = self._members[best] if self.variant == "best/1" and best is not None else None
+        return challenger(self._rng, self._members, self._members[target], self.mutation, self.crossover,
+                          base=base, skip=target)
 
     def _activated(self, point: np.ndarray, target: np.ndarray) -> np.ndarray:
         """``point`` with the target's coordinates where a parameter is inactive in the challenger,

@@ -17,6 +17,10 @@
   configuration ranked best by its estimated mean (:mod:`.gp_repeats`; ``info["event"]`` records
   it as a repeat of that configuration's first trial), and :meth:`best` is the configuration of
   best estimated mean over its runs.
+- With constraints (``constraints:``), a process per constraint models each trial's violation
+  of it (:mod:`.gp_feasibility`) and the acquisition is log expected improvement plus the log
+  probability that every constraint holds; the incumbent is the best posterior mean of a
+  feasible trial, and before any trial is feasible the search seeks feasibility alone.
 - Hyperparameters are refitted at every suggestion for the first 40 results, then when the
   results have grown by a tenth since the last fit; beyond ``max_points`` results (default
   300) the model keeps the best quarter and the most recent others, so a suggestion stays under
@@ -47,12 +51,14 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from hpnb.core.constraints import MISSING_VIOLATION
 from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
 from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise
 from hpnb.core.strategies.gp_encoding import Encoding
+from hpnb.core.strategies.gp_feasibility import FeasibilityModel
 from hpnb.core.strategies.gp_model import NOISY_PRIOR, PRIOR_NOISE, GaussianProcess, Hyper, fit
 from hpnb.core.strategies.gp_repeats import DEFAULT_EVERY, repeat_due, to_repeat
 from hpnb.core.strategies.sobol import draw, scrambled_engine
@@ -83,6 +89,7 @@ class GPStrategy(Strategy):
 
     name = "gp"
     rebuilds_from_history = True
+    learns_from_constraints = True
     options = ("n_startup_trials", "max_points", "noise", "repeat_every")
 
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
@@ -103,6 +110,8 @@ class GPStrategy(Strategy):
         self._results: dict[int, tuple[dict[str, Any], float | None]] = {}
         self._hyper: Hyper | None = None
         self._fitted_at = 0
+        #: constraint violations of ended trials, by trial id (with ``constraints:``)
+        self._violations: dict[int, tuple[float, ...]] = {}
 
     # -- suggestions -------------------------------------------------------------------------
     def suggest(self, trial_id: int) -> Suggestion | None:
@@ -126,10 +135,11 @@ class GPStrategy(Strategy):
         """Whether the search is noisy: said so, or a configuration gave two different results."""
         return self.noise or is_noisy(self._runs())
 
-    def _runs(self) -> list[Runs]:
-        """The results with a loss, grouped by configuration."""
+    def _runs(self, feasible: bool = False) -> list[Runs]:
+        """The results with a loss (``feasible``: of the feasible trials), grouped by configuration."""
         done = sorted(self._results.items())
-        return group_runs((tid, params, loss) for tid, (params, loss) in done if loss is not None)
+        return group_runs((tid, params, loss) for tid, (params, loss) in done if loss is not None
+                          and (not feasible or all(v <= 0 for v in self._violations.get(tid, ()))))
 
     def _repeat(self, trial_id: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """A new run of the best configuration when one is due in a noisy search: (params, info)."""
@@ -147,41 +157,56 @@ class GPStrategy(Strategy):
             return self._design[self._suggested]
         return np.random.default_rng([self.resolved_seed, int(trial_id)]).random(self.space.dimension)
 
-    def _losses(self) -> list[tuple[dict[str, Any], float]]:
-        """Every finished trial with a loss, a failed one at the worst loss so far."""
+    def _losses(self) -> list[tuple[int, dict[str, Any], float]]:
+        """Every finished trial (id, configuration, loss), a failed one at the worst loss so far."""
         known = [loss for _, loss in self._results.values() if loss is not None]
         if not known:
             return []
         worst = max(known)
-        return [(params, worst if loss is None else loss) for params, loss in self._results.values()]
+        return [(tid, params, worst if loss is None else loss)
+                for tid, (params, loss) in self._results.items()]
 
     def _model_point(self, rng: np.random.Generator) -> dict[str, Any]:
-        configs, losses = self._training_set()
+        ids, configs, losses = self._training_set()
         x, c = self.encoding.encode(configs)
         y = np.asarray(losses, dtype=float)
         gp = self._fitted(x, c, y)
-        incumbent = float(np.min(gp.predict(x, c)[0]))
+        violations = self._violation_rows(ids)
+        feasible = np.all(violations <= 0.0, axis=1)
+        means = gp.predict(x, c)[0]
+        incumbent = float(np.min(means[feasible])) if feasible.any() else None
         running = list(self._pending.values())
         if running:
             px, pc = self.encoding.encode(running)
             believed = gp.predict(px, pc)[0]
             gp = gp.condition(np.vstack([x, px]), np.vstack([c, pc]), np.concatenate([y, believed]))
-        order = np.argsort(y)[:5]
+        feasibility = FeasibilityModel.fit(x, c, violations) if violations.shape[1] else None
+        order = np.lexsort((y, ~feasible))[:5]  # the best feasible points first
         excluded = {key(xi, ci) for xi, ci in zip(*self.encoding.encode(running + configs), strict=True)}
-        bx, bc = maximise(lambda cx, cc: log_ei(*gp.predict(cx, cc), best=incumbent), self.encoding, rng,
-                          (x[order], c[order]), excluded)
+
+        def score(cx: np.ndarray, cc: np.ndarray) -> np.ndarray:
+            value = np.zeros(len(cx)) if incumbent is None else log_ei(*gp.predict(cx, cc), best=incumbent)
+            return value if feasibility is None else value + feasibility.log_probability(cx, cc)
+
+        bx, bc = maximise(score, self.encoding, rng, (x[order], c[order]), excluded)
         return self.encoding.decode(bx, bc)
 
-    def _training_set(self) -> tuple[list[dict[str, Any]], list[float]]:
+    def _violation_rows(self, ids: Sequence[int]) -> np.ndarray:
+        """(n, constraints): the violations of trials ``ids`` (unknown: as if never reported)."""
+        missing = (MISSING_VIOLATION,) * self.constraint_count
+        return np.asarray([self._violations.get(tid, missing) for tid in ids],
+                          dtype=float).reshape(len(ids), self.constraint_count)
+
+    def _training_set(self) -> tuple[list[int], list[dict[str, Any]], list[float]]:
         """The results the model learns: all of them, or the best quarter and the latest others
         beyond ``max_points``."""
-        pairs = self._losses()
-        if len(pairs) > self.max_points:
-            ranked = sorted(range(len(pairs)), key=lambda i: pairs[i][1])
+        rows = self._losses()
+        if len(rows) > self.max_points:
+            ranked = sorted(range(len(rows)), key=lambda i: rows[i][2])
             best = set(ranked[: self.max_points // 4])
-            recent = [i for i in reversed(range(len(pairs))) if i not in best][: self.max_points - len(best)]
-            pairs = [pairs[i] for i in sorted(best | set(recent))]
-        return [p for p, _ in pairs], [loss for _, loss in pairs]
+            recent = [i for i in reversed(range(len(rows))) if i not in best][: self.max_points - len(best)]
+            rows = [rows[i] for i in sorted(best | set(recent))]
+        return [tid for tid, _, _ in rows], [p for _, p, _ in rows], [loss for _, _, loss in rows]
 
     def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray) -> GaussianProcess:
         n = len(y)
@@ -192,15 +217,20 @@ class GPStrategy(Strategy):
         return GaussianProcess.conditioned(x, c, y, self._hyper)
 
     def best(self) -> dict[str, Any] | None:
-        """The configuration whose result is the best so far (None before any); in a noisy search
-        the one of best estimated mean over its runs."""
+        """The configuration whose result is the best so far (None before any), of the feasible
+        ones with constraints; in a noisy search the one of best estimated mean over its runs."""
         if self._noisy():
-            runs = best_runs(self._runs())
+            runs = best_runs(self._runs(feasible=True))
             return None if runs is None else dict(self._results[runs.trial_ids[0]][0])
-        known = [(loss, tid) for tid, (_, loss) in self._results.items() if loss is not None]
+        known = [(loss, tid) for tid, (_, loss) in self._results.items()
+                 if loss is not None and all(v <= 0 for v in self._violations.get(tid, ()))]
         return dict(self._results[min(known)[1]][0]) if known else None
 
     # -- results -------------------------------------------------------------------------------
+    def observe_violations(self, trial_id: int, violations: Sequence[float]) -> None:
+        if self.constraint_count:
+            self._violations[trial_id] = tuple(float(v) for v in violations)
+
     def observe(self, trial_id: int, value: Observed, state: TrialState = TrialState.COMPLETED) -> None:
         params = self._pending.pop(trial_id, None)
         if params is None:
@@ -227,7 +257,7 @@ class GPStrategy(Strategy):
     def rebuild(self, history: Sequence[TrialHistory]) -> None:
         """Learn the store's trials: finished ones as results, the others as running."""
         self._suggested = max(self._suggested, len(history))
-        self._pending, self._results = {}, {}
+        self._pending, self._results, self._violations = {}, {}, {}
         for trial in history:
             params = dict(trial.params)
             if not trial.state.is_finished:
@@ -235,3 +265,5 @@ class GPStrategy(Strategy):
             else:
                 failed = trial.state == TrialState.FAILED
                 self._results[trial.trial_id] = (params, None if failed else self.loss(trial.value))
+                if self.constraint_count and trial.violations:
+                    self._violations[trial.trial_id] = tuple(trial.violations)

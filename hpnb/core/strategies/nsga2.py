@@ -68,6 +68,7 @@ class NSGA2Strategy(OptunaStrategy):
     name = "nsga2"
     multi_objective = True
     needs_intermediate_values = False
+    learns_from_constraints = True
     options = ("population_size", "mutation_prob", "crossover_prob", "swapping_prob", "crossover")
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +90,7 @@ class NSGA2Strategy(OptunaStrategy):
         kwargs = dict(self.sampler_kwargs)
         if "crossover" in kwargs:
             kwargs["crossover"] = getattr(nsgaii, CROSSOVERS[kwargs["crossover"]])()
-        return NSGAIISampler(seed=seed, **kwargs)
+        return NSGAIISampler(seed=seed, **kwargs, **self._constraint_options())
 
     @property
     def population_size(self) -> int:

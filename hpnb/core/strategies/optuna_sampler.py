@@ -43,6 +43,11 @@ consider_pruned_trials. (``sigma0``, ``x0`` and ``restart_strategy`` are
 deprecated in Optuna and not offered.) Optuna's CMA-ES needs at least two
 continuous dimensions; on a one-dimensional space it samples at random.
 
+Constraints (``constraints:``; tpe and nsga2, whose samplers take Optuna's ``constraints_func``):
+each ended trial's violations (one per constraint, at most 0 when satisfied, see
+:mod:`hpnb.core.constraints`) are set on its Optuna trial before it is told, and the sampler's
+``constraints_func`` reads them back; a rebuilt study gets them with the replayed trials.
+
 Conditional spaces (``when:``) are sampled define-by-run: each trial asks for
 its active parameters only, parents first, so TPE models each parameter on the
 trials where it was active (per branch). CMA-ES, as in Optuna, models the
@@ -85,6 +90,12 @@ def resumed_seed(seed: int, suggested: int) -> int:
         True
     """
     return int(np.random.SeedSequence([seed, suggested]).generate_state(1)[0])
+
+
+#: the user attribute of an Optuna trial that holds its constraint violations.
+VIOLATIONS_ATTR = "hpnb_violations"
+#: where Optuna keeps a finished trial's constraint values (``optuna.samplers._base``).
+OPTUNA_CONSTRAINTS_KEY = "constraints"
 
 
 @dataclass
@@ -131,6 +142,8 @@ class OptunaStrategy(Strategy):
         self._trial_ids: list[int] = []
         #: trials learnt from another search (``warm_start``), told again to every rebuilt study.
         self._prior: list[optuna.trial.FrozenTrial] = []
+        #: constraint violations of ended trials not yet told, by trial id
+        self._violations: dict[int, tuple[float, ...]] = {}
         self._study = self._new_study(self.resolved_seed % 2**32)  # Optuna's samplers take 32-bit seeds
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -146,6 +159,25 @@ class OptunaStrategy(Strategy):
             "minimize" if mode == "min" else "maximize" for mode in self.modes]
         with quiet_optuna():
             return optuna.create_study(directions=directions, sampler=self._make_sampler(seed))
+
+    def use_constraints(self, count: int) -> None:
+        """Build the sampler again with a ``constraints_func`` (before any suggestion)."""
+        super().use_constraints(count)
+        if self.learns_from_constraints and count:
+            self._study = self._new_study(self.resolved_seed % 2**32)
+
+    def observe_violations(self, trial_id: int, violations: Sequence[float]) -> None:
+        if self.constraint_count:
+            self._violations[trial_id] = tuple(float(v) for v in violations)
+
+    def _constraint_options(self) -> dict[str, Any]:
+        """The sampler's ``constraints_func`` when the search has constraints."""
+        return {"constraints_func": self._told_violations} if self.constraint_count else {}
+
+    def _told_violations(self, trial: optuna.trial.FrozenTrial) -> tuple[float, ...]:
+        """Optuna's ``constraints_func``: the violations set on the trial (none known: satisfied)."""
+        known = trial.user_attrs.get(VIOLATIONS_ATTR)
+        return tuple(known) if known else (0.0,) * self.constraint_count
 
     def _decode_value(self, p: Parameter, value: Any) -> Any:
         dist, on_unit = self._encoding[p.name]
@@ -250,10 +282,13 @@ class OptunaStrategy(Strategy):
         import optuna
 
         running = self._pending.pop(trial_id, None)
+        violations = self._violations.pop(trial_id, None)
         if running is None:
             return
         outcome, final = self._outcome(value, state)
         with quiet_optuna():
+            if violations is not None:
+                running.trial.set_user_attr(VIOLATIONS_ATTR, list(violations))
             if outcome == optuna.trial.TrialState.PRUNED and final is not None:
                 running.trial.report(final, running.last_step + 1)
             told = final if outcome == optuna.trial.TrialState.COMPLETE else None
@@ -345,11 +380,22 @@ class OptunaStrategy(Strategy):
             if partial and not params:
                 return None
             told = {"values": final} if self.is_multi_objective else {"value": final}
+            attrs = {**system_attrs, **self._replayed_violations(trial, outcome)}
             return optuna.trial.create_trial(
                 state=outcome, params=params, distributions={n: self._distributions[n] for n in params},
-                intermediate_values=steps, system_attrs=system_attrs, **told)
+                intermediate_values=steps, system_attrs=attrs, **told)
         except (KeyError, ValueError, TypeError):
             return None
+
+    def _replayed_violations(self, trial: TrialHistory, outcome: optuna.trial.TrialState) -> dict[str, Any]:
+        """A replayed trial's constraint values, where Optuna's tell would have put them."""
+        import optuna
+
+        finished = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+        if not self.constraint_count or outcome not in finished:
+            return {}
+        known = tuple(trial.violations) or (0.0,) * self.constraint_count
+        return {OPTUNA_CONSTRAINTS_KEY: known}
 
     def _resume_pending(self, trial: TrialHistory) -> None:
         """Ask an unfinished trial again with its stored params and put back its reports."""

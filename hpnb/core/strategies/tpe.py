@@ -30,6 +30,7 @@ class TPEStrategy(OptunaStrategy):
     name = "tpe"
     multi_objective = True
     accepts_partial_prior = True
+    learns_from_constraints = True
     options = ("n_startup_trials", "multivariate", "group", "constant_liar", "n_ei_candidates")
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -42,4 +43,4 @@ class TPEStrategy(OptunaStrategy):
         kwargs = dict(self.sampler_kwargs)
         if kwargs.get("group"):
             kwargs["multivariate"] = True  # Optuna requires it for group
-        return TPESampler(seed=seed, **kwargs)
+        return TPESampler(seed=seed, **kwargs, **self._constraint_options())

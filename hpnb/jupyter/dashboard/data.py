@@ -20,6 +20,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpnb.core.constraints import Constraint, is_feasible
 from hpnb.core.objectives import Objective
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import (
@@ -199,6 +200,8 @@ class LeaderboardRow:
     #: non-domination rank (0: on the front; None without every value)
     values: dict[str, float] = field(default_factory=dict)
     pareto_rank: int | None = None
+    #: whether the trial satisfies the search's constraints (always, without constraints)
+    feasible: bool = True
 
 
 def objective_values(trial: TrialRecord, objectives: Sequence[Objective]) -> dict[str, float]:
@@ -209,20 +212,22 @@ def objective_values(trial: TrialRecord, objectives: Sequence[Objective]) -> dic
 
 def leaderboard_rows(trials: Sequence[TrialRecord], ranking: Ranking, now: float,
                      search: ExperimentState = ExperimentState.RUNNING,
-                     limit: int | None = None) -> list[LeaderboardRow]:
+                     limit: int | None = None,
+                     constraints: Sequence[Constraint] = ()) -> list[LeaderboardRow]:
     """Every trial (the first ``limit``), best first (by score for a mode; by Pareto rank, then
-    crowding for several objectives); the rank counts only trials with a score."""
+    crowding for several objectives; infeasible trials after the feasible ones); the rank counts
+    only trials with a score."""
     several: Sequence[Objective] = () if isinstance(ranking, str) or len(ranking) < 2 else ranking
-    fronts = pareto_ranks(trials, several) if several else {}
+    fronts = pareto_ranks(trials, several, constraints) if several else {}
     rows = []
-    for position, trial in enumerate(ranked(trials, ranking)[:limit], start=1):
+    for position, trial in enumerate(ranked(trials, ranking, constraints)[:limit], start=1):
         value = score(trial)
         values = objective_values(trial, several) if several else {}
         scored = bool(values) if several else value is not None
         rows.append(LeaderboardRow(
             rank=position if scored else 0, trial_id=trial.trial_id, score=value,
             state=trial_state(trial, search), params=dict(trial.params), duration=trial_duration(trial, now),
-            values=values, pareto_rank=fronts.get(trial.trial_id),
+            values=values, pareto_rank=fronts.get(trial.trial_id), feasible=is_feasible(trial, constraints),
         ))
     return rows
 

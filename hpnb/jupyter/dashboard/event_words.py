@@ -71,6 +71,10 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "strategy_switched": _switched,
     "repeat": lambda d: f"trial {d.get('trial')} runs trial {d.get('of')}'s configuration again (noise)",
     "scale_failed": lambda d: f"the cluster could not grow to {d.get('parallel')}: {d.get('error')}",
+    "constraint_never_reported": lambda d: f"trial {d.get('trial')} {d.get('reason')}",
+    "strategy_model": lambda d: (f"{d.get('strategy')} proposes from its model from trial {d.get('trial')} "
+                                 "on, fitted to " + ("final results" if d.get("budget") is None
+                                                     else f"the results at step {d.get('budget')}")),
 }
 
 

@@ -30,5 +30,10 @@ export const LOOK = {
     "axes": {
         "log_tick_format": ".2~e",
         "log_title_suffix": " (log)"
+    },
+    "scales": {
+        "margin": 0.08,
+        "flat": 0.01,
+        "flat_zero": 0.01
     }
 };

@@ -33,3 +33,5 @@ SIGNIFICANT: int = int(_LOOK["numbers"]["significant"])
 LOG_TICKS: str = _LOOK["axes"]["log_tick_format"]
 #: added to the title of a log-scaled parameter's axis.
 LOG_SUFFIX: str = _LOOK["axes"]["log_title_suffix"]
+#: a metric's value axis: ``margin`` of the span on each side, ``flat``/``flat_zero`` for a flat series.
+SCALES: dict[str, float] = {key: float(value) for key, value in _LOOK["scales"].items()}

@@ -108,8 +108,8 @@ class DashboardModel:
         return View(
             header=header,
             trials=list(self.trials),
-            leaderboard=data.leaderboard_rows(self.trials, header.ranking, now,
-                                              header.summary.state, limit=LEADERBOARD_ROWS),
+            leaderboard=data.leaderboard_rows(self.trials, header.ranking, now, header.summary.state,
+                                              limit=LEADERBOARD_ROWS, constraints=header.summary.constraints),
             failures=data.failures(self.trials),
             events=list(self.events),
             metrics=[experiment.metric, *metrics],

@@ -18,11 +18,13 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-#: the share of the data's span added on each side.
-MARGIN = 0.08
+from hpnb.jupyter.dashboard.look import SCALES
+
+#: the share of the data's span added on each side (the look's, as the Lab's scales.ts reads it).
+MARGIN = SCALES["margin"]
 #: a flat series spans this share of its value on each side (or FLAT_ZERO around 0).
-FLAT = 0.01
-FLAT_ZERO = 0.01
+FLAT = SCALES["flat"]
+FLAT_ZERO = SCALES["flat_zero"]
 
 
 def _round(value: float, span: float) -> float:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hpnb.core.analysis.humane_time import duration
+from hpnb.core.constraints import INFEASIBLE, constraints_text
 from hpnb.core.objectives import goal
 from hpnb.core.summary import SearchSummary
 from hpnb.core.trial import TrialState
@@ -47,10 +48,12 @@ def _counts(header: Header) -> str:
 def _best(summary: SearchSummary) -> str:
     if summary.is_multi_objective:
         return front_text(summary)
+    bounds = f"; constraints {constraints_text(summary.constraints, summary.infeasible)}" \
+        if summary.constraints else ""
     if summary.best_value is None:
-        return "best: none yet"
+        return ("best: no feasible trial yet" if summary.infeasible else "best: none yet") + bounds
     return (f"best {summary.metric} = {format_value(summary.best_value)} (trial {summary.best_trial}: "
-            f"{format_params(summary.best_params)})")
+            f"{format_params(summary.best_params)}){bounds}")
 
 
 def summary_text(header: Header, rows: Sequence[LeaderboardRow], top: int = TOP_ROWS) -> str:
@@ -83,7 +86,8 @@ def _cell(value: object) -> str:
 def _scores(summary: SearchSummary, row: LeaderboardRow) -> list[Any]:
     """A row's metric cell, or with several objectives each one's value and the Pareto rank."""
     if not summary.is_multi_objective:
-        return [format_value(row.score) if row.score is not None else ""]
+        mark = "" if row.feasible else f" {INFEASIBLE}"
+        return [format_value(row.score) + mark if row.score is not None else ""]
     values = [format_value(row.values[o.name]) if o.name in row.values else "" for o in summary.objectives]
     return [*values, "" if row.pareto_rank is None else row.pareto_rank]
 

@@ -18,16 +18,17 @@ Example:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hpnb.core.analysis.humane_time import clock_time, duration
+from hpnb.core.constraints import INFEASIBLE, Constraint, is_feasible
 from hpnb.core.objectives import Objective
 from hpnb.core.repeats import Runs, spread_text
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import (
     ExperimentState,
+    Ranking,
     finished_runs,
     pareto_ranks,
     ranked,
@@ -35,9 +36,9 @@ from hpnb.core.summary import (
     trial_scores,
     trial_state,
 )
-from hpnb.core.trial import TrialState
 from hpnb.jupyter.dashboard.data import format_value
 from hpnb.views.columns import PARAM_PREFIX, sort_key_names, sorted_trials, trial_duration
+from hpnb.views.ranking import SearchRanking, is_partial, rank_trials, tied_ranks
 
 #: rows on one page of the table.
 PAGE_ROWS = 15
@@ -81,11 +82,11 @@ def columns(metric: str, param_names: Sequence[str],
 
 
 def _by_objectives(trials: Sequence[TrialRecord], objectives: Sequence[Objective], sort: str,
-                   descending: bool, now: float) -> list[TrialRecord]:
+                   descending: bool, now: float, constraints: Sequence[Constraint] = ()) -> list[TrialRecord]:
     """Several objectives: by the summary's order (rank, Pareto rank), or by one objective best
     first (``descending``: worst first); trials without the values last. Other columns as one."""
     if sort in ("rank", PARETO_RANK) or sort.startswith(OBJECTIVE_PREFIX):
-        order = ranked(trials, objectives)
+        order = ranked(trials, objectives, constraints)
         if sort.startswith(OBJECTIVE_PREFIX):
             at = [o.name for o in objectives].index(sort[len(OBJECTIVE_PREFIX):])
             objective = objectives[at]
@@ -101,9 +102,10 @@ def _loss_on(trial: TrialRecord, objectives: Sequence[Objective], objective: Obj
     return (1, 0.0, trial.trial_id) if scores is None else (0, objective.loss(scores[at]), trial.trial_id)
 
 
-def _positions(trials: Sequence[TrialRecord], objectives: Sequence[Objective]) -> dict[int, int]:
+def _positions(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
+               constraints: Sequence[Constraint] = ()) -> dict[int, int]:
     """Trial id -> 1-based place in the summary's order, for trials with every value."""
-    scored = [t for t in ranked(trials, objectives) if trial_scores(t, objectives) is not None]
+    scored = [t for t in ranked(trials, objectives, constraints) if trial_scores(t, objectives) is not None]
     return {trial.trial_id: position for position, trial in enumerate(scored, start=1)}
 
 
@@ -120,11 +122,13 @@ def table_page(
     page: int = 0,
     page_rows: int = PAGE_ROWS,
     objectives: Sequence[Objective] = (),
+    constraints: Sequence[Constraint] = (),
 ) -> TablePage:
     """Page ``page`` (from 0; clamped to the last) of the trials sorted by column ``sort``.
 
     An unknown ``sort`` falls back to the rank (a parameter column can vanish when a
     search is reopened with another spec). With several ``objectives``, see :func:`columns`.
+    With ``constraints``, infeasible trials rank after the feasible ones and their score says so.
     """
     several = len(objectives) > 1
     cols = columns(metric, param_names, objectives)
@@ -132,14 +136,18 @@ def table_page(
         sort, descending = "rank", False
     rank_of: Mapping[int, int | tuple[int, bool]]
     if several:
-        ordered = _by_objectives(trials, objectives, sort, descending, now)
-        rank_of, fronts = _positions(trials, objectives), pareto_ranks(trials, objectives)
+        ordered = _by_objectives(trials, objectives, sort, descending, now, constraints)
+        rank_of = _positions(trials, objectives, constraints)
+        fronts = pareto_ranks(trials, objectives, constraints)
     else:
-        ordered = sorted_trials(trials, mode, sort, descending, now)
-        if sort in ("rank", "score"):
-            ordered = _finished_first(ordered)
-        rank_of, fronts = tied_ranks(trials, mode), {}
-    repeated = {} if several else repeated_runs(trials, Objective(metric, "max" if mode == "max" else "min"))
+        ranking: Ranking | SearchRanking = mode
+        if constraints:
+            score = Objective("score", "max" if mode == "max" else "min")
+            ranking = rank_trials(trials, (score,), constraints)
+        ordered = sorted_trials(trials, ranking, sort, descending, now)
+        rank_of, fronts = tied_ranks(trials, mode, constraints), {}
+    goal = Objective(metric, "max" if mode == "max" else "min")
+    repeated = {} if several else repeated_runs(trials, goal, constraints)
     pages = max(1, -(-len(ordered) // page_rows))
     page = min(max(0, page), pages - 1)
     shown = ordered[page * page_rows:(page + 1) * page_rows]
@@ -150,51 +158,19 @@ def table_page(
         states.append(state)
         cells = _cells(trial, state, rank_of.get(trial.trial_id), param_names, now,
                        repeated.get(trial.trial_id))
+        if constraints and cells[2] and not is_feasible(trial, constraints):
+            cells[2] += f" {INFEASIBLE}"
         rows.append(_with_objectives(cells, trial, objectives, fronts) if several else cells)
     return TablePage(cols, rows, [t.trial_id for t in shown], states, sort, descending, page, pages,
                      len(ordered))
 
 
-def _partial(trial: TrialRecord) -> bool:
-    """Whether the trial's score may still change (it runs, waits or is paused)."""
-    return TrialState(trial.state).is_under_way or trial.state == TrialState.PAUSED.value
-
-
-def _finished_first(ordered: Sequence[TrialRecord]) -> list[TrialRecord]:
-    """``ordered`` with the scores of finished trials first, then partial scores, then no score."""
-    scored = [t for t in ordered if trial_score(t) is not None]
-    done = [t for t in scored if not _partial(t)]
-    return done + [t for t in scored if _partial(t)] + [t for t in ordered if trial_score(t) is None]
-
-
-def tied_ranks(trials: Sequence[TrialRecord], mode: str) -> dict[int, tuple[int, bool]]:
-    """Trial id -> (1-based rank, tied): equal scores share a rank (1, 2, 2, 4); trials whose
-    score is partial rank after every finished one.
-
-    Example:
-        >>> from hpnb.core.store.records import TrialRecord
-        >>> def t(i, v, state="COMPLETED"):
-        ...     return TrialRecord(1, i, {}, state, 0.0, 1.0, None, None, 0, None, None, v, v, {}, None, None)
-        >>> tied_ranks([t(0, 0.9), t(1, 0.97), t(2, 0.97), t(3, 0.99, "RUNNING")], "max")
-        {1: (1, True), 2: (1, True), 0: (3, False), 3: (4, False)}
-    """
-    order = [t for t in ranked(trials, mode) if trial_score(t) is not None]
-    done = [t for t in order if not _partial(t)]
-    scores = [trial_score(t) for t in done]
-    counts = Counter(scores)
-    out: dict[int, tuple[int, bool]] = {}
-    for position, trial in enumerate(done):
-        first = scores.index(scores[position])
-        out[trial.trial_id] = (first + 1, counts[scores[position]] > 1)
-    for position, trial in enumerate((t for t in order if _partial(t)), start=len(done) + 1):
-        out[trial.trial_id] = (position, False)
-    return out
-
-
-def repeated_runs(trials: Sequence[TrialRecord], objective: Objective) -> dict[int, tuple[float, Runs]]:
-    """Trial id -> (mean score, runs) for every trial whose configuration finished more than once."""
+def repeated_runs(trials: Sequence[TrialRecord], objective: Objective,
+                  constraints: Sequence[Constraint] = ()) -> dict[int, tuple[float, Runs]]:
+    """Trial id -> (mean score, runs) for every (feasible) trial whose configuration finished more
+    than once."""
     out: dict[int, tuple[float, Runs]] = {}
-    for runs in finished_runs(trials, objective):
+    for runs in finished_runs(trials, objective, constraints):
         if runs.count > 1:
             out.update({tid: (objective.loss(runs.mean), runs) for tid in runs.trial_ids})
     return out
@@ -211,7 +187,7 @@ def _rank_text(rank: int | tuple[int, bool] | None) -> str:
 def _cells(trial: TrialRecord, state: str, rank: int | tuple[int, bool] | None,
            param_names: Sequence[str], now: float, repeated: tuple[float, Runs] | None = None) -> list[str]:
     value = trial_score(trial)
-    score = "" if value is None else format_value(value) + (" (partial)" if _partial(trial) else "")
+    score = "" if value is None else format_value(value) + (" (partial)" if is_partial(trial) else "")
     if repeated is not None:
         mean, runs = repeated
         score += f" \u00b7 {format_value(mean)}{spread_text(runs.count, runs.std, format_value)}"

@@ -15,6 +15,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from hpnb.core.analysis.humane_time import duration
+from hpnb.core.constraints import constraints_text
 from hpnb.core.objectives import Objective
 from hpnb.core.repeats import spread_text
 from hpnb.core.summary import SearchSummary
@@ -57,12 +58,16 @@ def strategy_text(summary: SearchSummary) -> str:
 
 def title_html(summary: SearchSummary) -> str:
     color = STATE_COLORS.get(summary.state.value, "#333")
+    nothing = "best: — (no feasible trial yet)" if summary.infeasible else "best: —"
     spread = html.escape(spread_text(summary.best_runs, summary.best_std, data.format_value))
-    best = ("best: —" if summary.best_value is None else
+    best = (nothing if summary.best_value is None else
             f"best {html.escape(summary.metric)} <b>{data.format_value(summary.best_value)}</b>{spread} "
             f"(trial {summary.best_trial}: {html.escape(data.format_params(summary.best_params))})")
     if summary.is_multi_objective:
         best = front_html(summary)
+    if summary.constraints:
+        best += (f"<br><span class='hpnb-constraints'>constraints "
+                 f"{html.escape(constraints_text(summary.constraints, summary.infeasible))}</span>")
     return (f"<b>{html.escape(summary.name)}</b> &middot; {html.escape(strategy_text(summary))} &middot; "
             f"{html.escape(_goal(summary))} &middot; "
             f"<span style='color:{color};font-weight:bold'>{summary.state.value}</span><br>{best}"
@@ -192,7 +197,7 @@ class DashboardWidgets:
         self.table.show(table_page(view.trials, summary.mode, summary.state, self.model.param_names,
                                    summary.metric, now=now, sort=self.table.sort,
                                    descending=self.table.descending, page=self.table.page,
-                                   objectives=summary.objectives))
+                                   objectives=summary.objectives, constraints=summary.constraints))
 
     def set_best_code(self, code: str, label: str = "") -> None:
         """The code "Copy ... as a cell" inserts, and the button's label ("" for the usual one)."""

@@ -2,7 +2,8 @@
 
 Jupyter finds it through ``jupyter-config/jupyter_server_config.d/hpnb.json``, which names
 this module. The routes read the local store (``HPNB_HOME``, or ``HpnbServer.store_path``)
-read-only; the only write is the stop flag of a running search.
+read-only; the only write is the stop flag of a running search. Notebooks are saved without the
+dashboards' widget views they could not bring back (:mod:`hpnb.jupyter.server.saved_views`).
 
 Example:
     >>> from hpnb.jupyter.server import _jupyter_server_extension_points
@@ -49,10 +50,19 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
     return [{"src": str(LABEXTENSION_DIR), "dest": "hpnb"}]
 
 
+def _keep_static_summaries(contents_manager: Any) -> None:
+    """Saved notebooks keep the dashboards' summaries (see :mod:`hpnb.jupyter.server.saved_views`)."""
+    from hpnb.jupyter.server.saved_views import before_save
+
+    if hasattr(contents_manager, "register_pre_save_hook"):
+        contents_manager.register_pre_save_hook(before_save)
+
+
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     from hpnb.jupyter.server.handlers import register_handlers
 
     settings = HpnbServer(parent=serverapp)
     store_path = settings.resolved_store_path()
     register_handlers(serverapp.web_app, store_path)
+    _keep_static_summaries(serverapp.contents_manager)
     serverapp.log.info("hpnb: experiment routes at /hpnb/api, store %s", store_path)

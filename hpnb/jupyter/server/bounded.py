@@ -60,13 +60,22 @@ def stored_space(record: ExperimentRecord) -> SearchSpace | None:
         return None
 
 
+def parameter_order(record: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[str]:
+    """The parameters ``trials`` set: the spec's free ones in its order (as the cell's dashboard
+    lists them), then any others by name."""
+    stored = stored_space(record)
+    declared = [p.name for p in stored.free] if stored is not None else []
+    used = {name for t in trials for name in t.params}
+    return [name for name in declared if name in used] + sorted(used.difference(declared))
+
+
 def parameter_kinds(record: ExperimentRecord, trials: Sequence[TrialRecord]) -> list[dict[str, Any]]:
     """How each varied parameter is drawn: ``int``, ``float`` or ``categorical``, ``log`` when
     log-scaled, with ``min``/``max`` or ``choices``. From the stored spec; for parameters it
     does not describe, judged from the values."""
     stored = stored_space(record)
     space = {p.name: p for p in stored.free} if stored is not None else {}
-    names = sorted({name for t in trials for name in t.params})
+    names = parameter_order(record, trials)
     kinds: list[dict[str, Any]] = []
     for name in names:
         if name in space:

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from hpnb.core.constraints import record_constraints
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.summary import record_objectives
 from hpnb.jupyter.server.views import search_state
@@ -72,4 +73,5 @@ def search_ranking(store_path: object, record: ExperimentRecord, trials: list[Tr
     """The ranking of ``record``'s ``trials``, kept while the routes are handed the same list
     (:func:`trials_of` keeps it for a search no driver works on)."""
     return kept_with_trials(store_path, record, trials, "ranking",
-                            lambda kept: rank_trials(kept, record_objectives(record)))
+                            lambda kept: rank_trials(kept, record_objectives(record),
+                                                                     record_constraints(record)))

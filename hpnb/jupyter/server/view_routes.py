@@ -76,7 +76,7 @@ class LeaderboardHandler(InsightHandler):
         trials, state, now = trials_of(store, record), search_state(record), time.time()
         ranking = search_ranking(store.path, record, trials)
         kinds = bounded.parameter_kinds(record, trials)
-        names = sorted({n for t in trials for n in t.params})
+        names = bounded.parameter_order(record, trials)
         allowed = sort_key_names(names, ranking.objectives)
         sort = self.choice_argument("sort", "rank", allowed) if self.raw_sort else "rank"
         page = sorted_trials(trials, ranking, sort, self.order == "desc", now)

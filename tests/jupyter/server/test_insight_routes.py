@@ -4,6 +4,7 @@ importance, comparison) against a real jupyter_server and a real store file."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from tornado.httpclient import HTTPClientError
@@ -201,3 +202,20 @@ async def test_a_finished_search_read_once_is_read_again_once_its_record_changes
     again = await get_json(jp_fetch, searches.tuned, "leaderboard")
     assert again["total"] == first["total"] + 1
     assert again["rows"][0]["trial_id"] == searches.trials
+
+
+async def test_leaderboard_shares_ranks_of_equal_scores_and_ranks_partial_scores_last(jp_fetch, sample_store):
+    spec = {"metric": "loss", "mode": "min", "parameters": {"width": [1, 2], "alpha": [0.1, 0.2]}}
+    with Store(sample_store.path) as store:
+        record = store.create_experiment("ties", spec, metric="loss", mode="min", strategy="grid", budget=5,
+                                         parallel=2)
+        store.update_experiment(record.id, state="RUNNING", heartbeat=time.time() + 3600)
+        for trial_id, (state, best) in enumerate([("COMPLETED", 0.5), ("COMPLETED", 0.5), ("COMPLETED", 0.7),
+                                                   ("RUNNING", 0.1), ("PAUSED", 0.2)]):
+            store.add_trial(record.id, trial_id, {"width": 1, "alpha": 0.1 * (trial_id + 1)}, state="RUNNING")
+            store.update_trial(record.id, trial_id, state=state, start=time.time() - 1, best=best, value=best)
+    body = await get_json(jp_fetch, "ties", "leaderboard")
+    shown = [(r["trial_id"], r["rank"], r["tied"], r["partial"]) for r in body["rows"]]
+    assert shown == [(0, 1, True, False), (1, 1, True, False), (2, 3, False, False),
+                     (3, 4, False, True), (4, 5, False, True)]  # fmt: skip
+    assert body["columns"] == ["width", "alpha"]  # the spec's order
