@@ -231,26 +231,28 @@ class Search(SearchInsight):
 
     @property
     def best(self) -> dict[str, Any] | None:
-        """The best trial: ``{"trial_id", "params", "value", "metrics"}``, or None. With
+        """The best trial: ``{"trial_id", "params", "value", "metrics", "runs", "std"}``, or None. With
         ``constraints:``, the best feasible one (None while no trial is feasible).
+
+        In a noisy search (``noise: true``, or a configuration that gave different results when
+        run again) it is the configuration of best estimated mean over its runs: ``value`` is the
+        mean of its ``runs``, ``std`` their standard deviation (None for one run).
 
         Raises:
             HpnbError: the search has several objectives: it has a Pareto front
                 (:attr:`pareto`), not one best trial.
         """
-        from hpnb.core.constraints import record_constraints
-        from hpnb.core.summary import best_trial
+        from hpnb.core.summary import record_best
 
         if self.spec.is_multi_objective:
             goals = describe(self.spec.objectives)
             raise HpnbError(f"search {self.name!r} has {len(self.spec.objectives)} objectives ({goals}): "
                             "it has a Pareto front of trials, not one best; see search.pareto")
-        trial = best_trial(self.store.trials(self.experiment_id), self.record.mode,
-                           record_constraints(self.record))
-        if trial is None:
+        best = record_best(self.record, self.store.trials(self.experiment_id))
+        if best is None:
             return None
-        return {"trial_id": trial.trial_id, "params": dict(trial.params), "value": trial.value,
-                "metrics": dict(trial.metrics)}
+        return {"trial_id": best.trial.trial_id, "params": dict(best.trial.params), "value": best.value,
+                "metrics": dict(best.trial.metrics), "runs": best.runs, "std": best.std}
 
     @property
     def pareto(self) -> pd.DataFrame:

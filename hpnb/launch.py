@@ -288,7 +288,7 @@ def adaptive_parallel(spec: ExperimentSpec) -> int | None:
 def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
     cls = strategy_class(spec.strategy.name)
     modes = tuple(o.mode for o in spec.objectives) if spec.is_multi_objective else spec.mode
-    strategy = cls(spec.space, modes, seed=spec.seed, budget=budget, **thaw(spec.strategy.options))
+    strategy = cls(spec.space, modes, seed=spec.seed, budget=budget, **spec.strategy_options())
     if spec.constraints and strategy.learns_from_constraints:
         strategy.use_constraints(len(spec.constraints))
     return strategy

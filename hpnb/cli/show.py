@@ -19,6 +19,7 @@ from hpnb.cli.store_option import add_store_option, format_number, open_store
 from hpnb.core.analysis.humane_time import clock_time, duration, relative_time
 from hpnb.core.constraints import constraints_text
 from hpnb.core.objectives import describe
+from hpnb.core.repeats import spread_text
 from hpnb.core.store import ExperimentRecord, TrialRecord
 from hpnb.core.summary import SearchSummary, record_objectives
 from hpnb.core.trial import ExperimentState, TrialState
@@ -102,8 +103,9 @@ def summary_lines(experiment: ExperimentRecord, summary: SearchSummary) -> list[
     lines += constraint_lines(summary)
     if summary.best_trial is not None:
         params = ", ".join(f"{name}={value!r}" for name, value in summary.best_params.items())
+        spread = spread_text(summary.best_runs, summary.best_std, format_number)
         lines.append(f"  best       trial {summary.best_trial}: {experiment.metric} = "
-                     f"{format_number(summary.best_value)}  {params}")
+                     f"{format_number(summary.best_value)}{spread}  {params}")
     elif summary.constraints and summary.infeasible and not summary.is_multi_objective:
         lines.append("  best       none: no feasible trial yet")
     if summary.is_multi_objective:

@@ -30,11 +30,11 @@ from hpnb.core.constraints import is_feasible, record_constraints
 from hpnb.core.store.records import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import (
     SearchSummary,
-    best_trial,
     experiment_state,
     pareto_front,
     pareto_ranks,
     ranked,
+    record_best,
     record_objectives,
     trial_state,
 )
@@ -162,8 +162,8 @@ def pareto_frame(experiment: ExperimentRecord, trials: Sequence[TrialRecord]) ->
     if len(objectives) > 1:
         front = pareto_front(trials, objectives, constraints)
     else:
-        best = best_trial(trials, experiment.mode, constraints)
-        front = [] if best is None else [best]
+        best = record_best(experiment, trials)
+        front = [] if best is None else [best.trial]
     order = [t.trial_id for t in front]
     frame = results_frame(experiment, trials).set_index("trial_id", drop=False)
     return frame.loc[order].reset_index(drop=True)

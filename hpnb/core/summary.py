@@ -12,7 +12,9 @@ same best trial.
 - **Score** of a trial: its latest value of the target metric (for a finished
   trial, its final one); a FAILED trial has none. **Rank**: by score (``mode``),
   trials without one last, ties to the lower trial id. **Best trial**: the first
-  in rank with a score.
+  in rank with a score. In a **noisy** search (``noise: true``, or a configuration that gave
+  different results when run again) the best is the configuration of best estimated mean over
+  its runs (:mod:`hpnb.core.repeats`), named by its first trial, its value the mean of its runs.
 - With **several objectives** (``metrics:``) a trial's scores are its latest value
   of each (none unless it has them all); trials rank by non-domination, then by
   crowding distance (NSGA-II's order, :mod:`hpnb.core.non_domination`), unscored last. There
@@ -40,6 +42,7 @@ from typing import Any
 from hpnb.core.constraints import Constraint, is_feasible, record_constraints
 from hpnb.core.non_domination import non_domination_ranks, pareto_order
 from hpnb.core.objectives import Objective, losses, objective_values
+from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
 from hpnb.core.store.records import ExperimentRecord, TrialRecord
 from hpnb.core.store.store import Store
 from hpnb.core.trial import ExperimentState as ExperimentState  # defined with TrialState, shown here
@@ -51,6 +54,9 @@ HEARTBEAT_INTERVAL = 2.0
 STALE_AFTER = 3 * HEARTBEAT_INTERVAL
 #: the most trials of a Pareto front a summary lists (its size is always given).
 MAX_FRONT_SHOWN = 1_000
+_FAILED = TrialState.FAILED.value
+#: the stored states of trials that ended.
+FINISHED = frozenset(s.value for s in TrialState if s.is_finished)
 #: how trials are ranked: the mode of the one target (``trial.value``), or the objectives.
 Ranking = str | Sequence[Objective]
 
@@ -85,7 +91,7 @@ def trial_state(trial: TrialRecord, search: ExperimentState) -> str:
 def trial_score(trial: TrialRecord) -> float | None:
     """The number a trial is ranked by: its latest target value; None when failed or not finite."""
     value = trial.value
-    if trial.state == TrialState.FAILED.value or value is None or not math.isfinite(value):
+    if trial.state == _FAILED or value is None or not math.isfinite(value):
         return None
     return value
 
@@ -192,6 +198,56 @@ def best_trial(trials: Iterable[TrialRecord], ranking: Ranking,
 
 
 @dataclass(frozen=True)
+class Best:
+    """The search's best: its trial, its value (a noisy search: the mean of the configuration's
+    runs), how many runs of its configuration finished and their standard deviation."""
+
+    trial: TrialRecord
+    value: float
+    runs: int = 1
+    std: float | None = None
+
+
+def is_noisy_search(record: ExperimentRecord) -> bool:
+    """Whether the search's spec says its metric is noisy (``noise: true``)."""
+    return isinstance(record.spec, dict) and record.spec.get("noise") is True
+
+
+def finished_runs(trials: Iterable[TrialRecord], objective: Objective,
+                  constraints: Sequence[Constraint] = ()) -> list[Runs]:
+    """The finished, scored (and feasible) trials grouped by configuration, as losses of ``objective``."""
+    return group_runs((t.trial_id, t.params, objective.loss(score)) for t in trials
+                      if t.state in FINISHED and (score := trial_score(t)) is not None
+                      and is_feasible(t, constraints))
+
+
+def search_best(trials: Sequence[TrialRecord], objective: Objective, noise: bool = False,
+                constraints: Sequence[Constraint] = ()) -> Best | None:
+    """The best feasible result of a search with one ``objective``: the best trial, or for a noisy
+    search (``noise``, or repeats that differ) the configuration of best estimated mean over its runs."""
+    runs = finished_runs(trials, objective, constraints)
+    if noise or is_noisy(runs):
+        chosen = best_runs(runs)
+        if chosen is not None:
+            trial = next(t for t in trials if t.trial_id == chosen.trial_ids[0])
+            value = objective.loss(chosen.mean)  # a loss is its own inverse: back to the score
+            return Best(trial, value, chosen.count, chosen.std)
+    best = best_trial(trials, (objective,), constraints)
+    if best is None:
+        return None
+    score = trial_score(best)
+    return None if score is None else Best(best, score)
+
+
+def record_best(record: ExperimentRecord, trials: Sequence[TrialRecord]) -> Best | None:
+    """:func:`search_best` of a stored search (None with several objectives: they have a front)."""
+    objectives = record_objectives(record)
+    if len(objectives) > 1:
+        return None
+    return search_best(trials, objectives[0], is_noisy_search(record), record_constraints(record))
+
+
+@dataclass(frozen=True)
 class SearchSummary:
     """What every front end shows of a search."""
 
@@ -219,6 +275,9 @@ class SearchSummary:
     front_size: int = 0
     #: what a strategy that chooses (``auto``) chose and why, e.g. ``gp: 40 trials, 6 continuous parameters``
     strategy_choice: str | None = None
+    #: finished runs of the best configuration (a noisy search runs some again) and their spread
+    best_runs: int = 1
+    best_std: float | None = None
     #: the per-trial resource that lets fewer trials run at once than ``parallel`` asks
     #: ("4 running, limited by gpu"); known to the process that drives the search, else None
     limited_by: str | None = None
@@ -242,7 +301,8 @@ class SearchSummary:
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (the REST routes, ``hpnb list --json``)."""
         best = None if self.best_trial is None else {
-            "trial_id": self.best_trial, "value": self.best_value, "params": self.best_params}
+            "trial_id": self.best_trial, "value": self.best_value, "params": self.best_params,
+            "runs": self.best_runs, "std": self.best_std}
         return {
             "name": self.name, "state": self.state.value, "active": self.state.is_active,
             "resumable": self.state.is_resumable, "metric": self.metric, "mode": self.mode,
@@ -268,15 +328,16 @@ def summarize(record: ExperimentRecord, trials: Sequence[TrialRecord], now: floa
     end = now if state.is_active else max(record.updated, record.created)
     objectives = record_objectives(record)
     constraints = record_constraints(record)
-    best = best_trial(trials, objectives, constraints)
+    best = record_best(record, trials)
     front = pareto_front(trials, objectives, constraints) if len(objectives) > 1 else []
     return SearchSummary(
         name=record.name, state=state, metric=record.metric, mode=record.mode, strategy=record.strategy,
         budget=record.budget, parallel=record.parallel, counts=counts, created=record.created,
         updated=record.updated, elapsed=max(0.0, end - record.created), message=record.message,
-        driver=record.driver, best_trial=None if best is None else best.trial_id,
-        best_value=None if best is None else trial_score(best),
-        best_params={} if best is None else dict(best.params), objectives=objectives,
+        driver=record.driver, best_trial=None if best is None else best.trial.trial_id,
+        best_value=None if best is None else best.value,
+        best_params={} if best is None else dict(best.trial.params), objectives=objectives,
+        best_runs=1 if best is None else best.runs, best_std=None if best is None else best.std,
         front=tuple(front_entry(t, objectives) for t in front[:MAX_FRONT_SHOWN]), front_size=len(front),
         strategy_choice=strategy_choice(record.strategy_state), constraints=constraints,
         infeasible=_infeasible(trials, constraints),

@@ -38,6 +38,8 @@ export interface IExperimentSummary {
   /** No driver works on it, so `resume` can continue it, as the summary decided. */
   resumable: boolean;
   strategy: string;
+  /** What `auto` chose and why, e.g. `gp: 40 trials, 6 continuous parameters` (null for other strategies). */
+  strategy_choice?: string | null;
   metric: string;
   mode: Mode;
   budget: number | null;

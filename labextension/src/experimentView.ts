@@ -13,7 +13,7 @@ import { MainAreaWidget } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
 
 import type { HpnbClient, ICurves, IExperimentSummary, IHistory, ILeaderboardPage } from './api';
-import { experimentAction, formatProgress, isActive, stateClass } from './format';
+import { experimentAction, formatProgress, formatStrategy, isActive, stateClass } from './format';
 import { InsightTabs } from './insightTabs';
 import { goalText, hasSeveral, outcomeText } from './objectives';
 import { curveSelection, curveTraces, historyPosition, historyTraces, rowInHistory, stepAxis, type MarkedTrial } from './plots';
@@ -270,7 +270,7 @@ export class ExperimentPanel extends Widget {
   private renderHeader(experiment: IExperimentSummary | null, error: string): void {
     const parts: HTMLElement[] = [element('h2', '', this.experimentName)];
     if (experiment) {
-      const summary = element('span', 'hpnb-view-summary', `${experiment.strategy} · ${formatProgress(experiment)} · ${outcomeText(experiment)}`);
+      const summary = element('span', 'hpnb-view-summary', `${formatStrategy(experiment)} · ${formatProgress(experiment)} · ${outcomeText(experiment)}`);
       summary.title = goalText(experiment);
       parts.push(element('span', `hpnb-badge ${stateClass(experiment.state)}`, experiment.state.toLowerCase()), summary);
       const action = experimentAction(experiment);

@@ -93,6 +93,11 @@ export function formatProgress(
   return parts.join(' · ');
 }
 
+/** The strategy, with what `auto` chose and why: `auto → gp: 40 trials, 6 continuous parameters`. */
+export function formatStrategy(search: { strategy: string; strategy_choice?: string | null }): string {
+  return search.strategy_choice ? `${search.strategy} → ${search.strategy_choice}` : search.strategy;
+}
+
 /** Fraction of the budget done, clamped to [0, 1]; 0 without a budget. */
 export function progressFraction(done: number, budget: number | null): number {
   if (!budget || budget <= 0) {

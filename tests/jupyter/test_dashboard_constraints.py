@@ -19,7 +19,8 @@ NOW = 100.0
 def trials():
     """accuracy 0.5 + i / 20, size 10 i: the more accurate, the larger; trial 3 never reports its size."""
     sizes = [{} if i == 3 else {"size": 10.0 * i} for i in range(7)]
-    return [trial(i, 0.5 + i / 20, metrics={"accuracy": 0.5 + i / 20, **sizes[i]}) for i in range(7)]
+    return [trial(i, 0.5 + i / 20, {"x": i}, metrics={"accuracy": 0.5 + i / 20, **sizes[i]})
+            for i in range(7)]
 
 
 def record() -> ExperimentRecord:

@@ -21,8 +21,9 @@ def _rows(trials, **kwargs):
 
 
 def test_tied_scores_share_a_rank_and_a_running_trials_partial_score_ranks_after_the_finished():
-    trials = [trial(0, 0.9685), trial(1, 0.9685), trial(2, 0.95), trial(3, 0.99, state="RUNNING"),
-              trial(4, 0.9685), trial(5, None, state="PENDING")]
+    trials = [trial(0, 0.9685, {"x": 0}), trial(1, 0.9685, {"x": 1}), trial(2, 0.95, {"x": 2}),
+              trial(3, 0.99, {"x": 3}, state="RUNNING"), trial(4, 0.9685, {"x": 4}),
+              trial(5, None, {"x": 5}, state="PENDING")]
     rows = _rows(trials)
     assert [(r["trial"], r["rank"]) for r in rows] == [
         ("0", "1 (tied)"), ("1", "1 (tied)"), ("4", "1 (tied)"), ("2", "4"), ("3", "5"), ("5", "")]

@@ -34,6 +34,7 @@ from hpnb.core.objectives import Objective
 from hpnb.core.space import SearchSpace
 from hpnb.core.spec.checkpoints import CheckpointsSpec, parse_checkpoints
 from hpnb.core.spec.constraints import parse_constraints
+from hpnb.core.spec.noise import parse_noise, strategy_options
 from hpnb.core.spec.objectives import parse_objectives
 from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
 from hpnb.core.spec.resources import Resources, parse_resources
@@ -57,7 +58,7 @@ from hpnb.core.strategies import STRATEGIES, strategy_class
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "parameters",
                   "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout",
-                  "enqueue", "warm_start", "checkpoints", "constraints")
+                  "enqueue", "warm_start", "checkpoints", "constraints", "noise")
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 #: the budget of a sampling strategy when ``trials`` is not given.
@@ -128,6 +129,8 @@ class ExperimentSpec:
     checkpoints: CheckpointsSpec = field(default_factory=CheckpointsSpec)
     #: bounds on reported metrics a trial must satisfy to be feasible (``constraints:``).
     constraints: tuple[Constraint, ...] = ()
+    #: the metric is noisy (``noise: true``): see :mod:`hpnb.core.spec.noise`.
+    noise: bool = False
 
     def __post_init__(self) -> None:
         if not self.objectives:
@@ -160,7 +163,13 @@ class ExperimentSpec:
             **({"warm_start": {"from": self.warm_start}} if self.warm_start else {}),
             **({"checkpoints": self.checkpoints.to_dict()} if self.checkpoints != CheckpointsSpec() else {}),
             **({"constraints": constraints_dict(self.constraints)} if self.constraints else {}),
+            **({"noise": True} if self.noise else {}),
         }
+
+    def strategy_options(self) -> dict[str, Any]:
+        """The options the strategy is built with (``noise: true`` added where it models noise)."""
+        cls = _load_class(strategy_class, self.strategy.name)
+        return strategy_options(thaw(self.strategy.options), getattr(cls, "options", ()), self.noise)
 
 
 def parse_spec(source: str | Mapping[str, Any], *,
@@ -240,7 +249,8 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
     explicit_trials = as_optional_int(data.get("trials"), "trials", minimum=1, maximum=MAX_TRIALS)
     space = parse_parameters(data.get("parameters"), lines)
     strategy = _parse_strategy(data.get("strategy", DEFAULT_STRATEGY))
-    size = _check_strategy(strategy, space, objectives, seed, explicit_trials)
+    noise = parse_noise(data.get("noise"))
+    size = _check_strategy(strategy, space, objectives, seed, explicit_trials, noise)
     enqueue = parse_enqueue(data.get("enqueue"), space)
     return ExperimentSpec(
         metric=metric,
@@ -262,6 +272,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         trial_timeout=parse_optional_duration(data.get("trial_timeout"), "trial_timeout"),
         checkpoints=parse_checkpoints(data.get("checkpoints")),
         constraints=parse_constraints(data.get("constraints")),
+        noise=noise,
     )
 
 
@@ -331,14 +342,15 @@ def _parse_strategy(value: Any) -> StrategySpec:
 
 
 def _check_strategy(strategy: StrategySpec, space: SearchSpace, objectives: tuple[Objective, ...],
-                    seed: int | None, trials: int | None) -> int | None:
+                    seed: int | None, trials: int | None, noise: bool = False) -> int | None:
     """Build the strategy once so it checks its options against the space and the objectives;
     its size or None."""
     cls = _load_class(strategy_class, strategy.name)
     if cls is None:
         return space.grid_size() if strategy.name == "grid" else None
     modes = tuple(o.mode for o in objectives)
-    instance = cls(space, modes[0] if len(modes) == 1 else modes, seed, trials, **thaw(strategy.options))
+    options = strategy_options(thaw(strategy.options), getattr(cls, "options", ()), noise)
+    instance = cls(space, modes[0] if len(modes) == 1 else modes, seed, trials, **options)
     return instance.max_trials()
 
 

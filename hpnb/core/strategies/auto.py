@@ -9,7 +9,8 @@ switch carries ``info["event"]`` (``strategy_switched``, from, to, the trial), w
 records as an event of the search. TPE runs with ``constant_liar`` so parallel trials keep
 apart. ``auto`` does not learn another search's trials (``warm_start``): name ``tpe`` for that.
 Constraints are passed on to the strategy it runs (gp, tpe and nsga2 learn from them; a grid
-that fits the budget runs every configuration anyway).
+that fits the budget runs every configuration anyway). With ``noise`` (``noise: true`` in the
+spec) the Gaussian process models the noise and runs the best configurations again (see :mod:`.gp`).
 
 Example:
     >>> from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
@@ -28,6 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 from hpnb.core.space import SearchSpace
+from hpnb.core.strategies._options import check_bool
 from hpnb.core.strategies.auto_choice import Choice, choose
 from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
 from hpnb.core.trial import Suggestion, TrialState
@@ -45,12 +47,15 @@ class AutoStrategy(Strategy):
     rebuilds_from_history = True
     needs_intermediate_values = True
     learns_from_constraints = True
-    options = ()
+    options = ("noise",)
 
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
         super().__init__(space, mode, seed, budget, **options)
+        self.noise = check_bool("noise", options.get("noise", False))
         self.choice: Choice = choose(space, budget, len(self.modes))
+        if self.noise and self.choice.name == "gp":
+            self.choice = replace(self.choice, reason=f"{self.choice.reason}, noisy: repeats the best")
         self.current = self.choice.name
         self.inner = self._make(self.current)
         self.rebuilds_from_history = self.inner.rebuilds_from_history
@@ -64,8 +69,11 @@ class AutoStrategy(Strategy):
         modes = self.modes if self.is_multi_objective else self.mode
         at = self.choice.switch_at
         budget = self.budget if name != "gp" or at is None or self.budget is None else min(self.budget, at)
-        inner = strategy_class(name)(self.space, modes, seed=self.resolved_seed, budget=budget,
-                                     **INNER_OPTIONS.get(name, {}))
+        cls = strategy_class(name)
+        options = dict(INNER_OPTIONS.get(name, {}))
+        if self.noise and "noise" in cls.options:
+            options["noise"] = True
+        inner = cls(self.space, modes, seed=self.resolved_seed, budget=budget, **options)
         if self.constraint_count and inner.learns_from_constraints:
             inner.use_constraints(self.constraint_count)
         return inner

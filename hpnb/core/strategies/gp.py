@@ -11,6 +11,12 @@
 - Running trials (``parallel`` > 1) are added with the value the model predicts for them
   (kriging believer), which lowers the improvement expected near them, and no point running or
   already run is proposed again while another is left.
+- Noise (``noise: true`` in the spec, the option ``noise``, or detected when a configuration run
+  again gave another result): the noise variance is fitted with a prior that expects it, every
+  ``repeat_every``-th suggestion (default 10) after the start-up design runs again the
+  configuration ranked best by its estimated mean (:mod:`.gp_repeats`; ``info["event"]`` records
+  it as a repeat of that configuration's first trial), and :meth:`best` is the configuration of
+  best estimated mean over its runs.
 - With constraints (``constraints:``), a process per constraint models each trial's violation
   of it (:mod:`.gp_feasibility`) and the acquisition is log expected improvement plus the log
   probability that every constraint holds; the incumbent is the best posterior mean of a
@@ -46,13 +52,15 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from hpnb.core.constraints import MISSING_VIOLATION
+from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies._options import check_int
+from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
 from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise
 from hpnb.core.strategies.gp_encoding import Encoding
 from hpnb.core.strategies.gp_feasibility import FeasibilityModel
-from hpnb.core.strategies.gp_model import GaussianProcess, Hyper, fit
+from hpnb.core.strategies.gp_model import NOISY_PRIOR, PRIOR_NOISE, GaussianProcess, Hyper, fit
+from hpnb.core.strategies.gp_repeats import DEFAULT_EVERY, repeat_due, to_repeat
 from hpnb.core.strategies.sobol import draw, scrambled_engine
 from hpnb.core.trial import Suggestion, TrialState
 
@@ -61,6 +69,8 @@ DEFAULT_STARTUP, MIN_STARTUP = 10, 3
 PRACTICAL_TRIALS, PRACTICAL_CHOICES = 1000, 100
 #: results up to which the hyperparameters are refitted at every suggestion.
 ALWAYS_REFIT = 40
+#: the event a repeat of an earlier trial's configuration is recorded as.
+REPEAT = "repeat"
 
 
 def _warn_if_impractical(budget: int | None, choices: int) -> None:
@@ -80,7 +90,7 @@ class GPStrategy(Strategy):
     name = "gp"
     rebuilds_from_history = True
     learns_from_constraints = True
-    options = ("n_startup_trials", "max_points")
+    options = ("n_startup_trials", "max_points", "noise", "repeat_every")
 
     def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
                  budget: int | None = None, **options: Any) -> None:
@@ -88,6 +98,8 @@ class GPStrategy(Strategy):
         default = DEFAULT_STARTUP if budget is None else min(DEFAULT_STARTUP, max(MIN_STARTUP, budget // 4))
         self.n_startup = check_int("n_startup_trials", options.get("n_startup_trials", default), 1)
         self.max_points = check_int("max_points", options.get("max_points", 300), 20)
+        self.noise = check_bool("noise", options.get("noise", False))
+        self.repeat_every = check_int("repeat_every", options.get("repeat_every", DEFAULT_EVERY), 2)
         self.encoding = Encoding(space)
         _warn_if_impractical(budget, int(self.encoding.sizes.sum()))
         self._design = draw(scrambled_engine("lhs", max(space.dimension, 1), self.resolved_seed),
@@ -109,6 +121,8 @@ class GPStrategy(Strategy):
         if self._suggested < self.n_startup or not self._losses():
             params = self.space.from_unit(self._startup_point(trial_id))
             info: dict[str, Any] = {"gp": "startup"}
+        elif (repeat := self._repeat(trial_id)) is not None:
+            params, info = repeat
         else:
             with threadpool_limits(1):  # small matrices: threads only contend on a busy machine
                 params = self._model_point(np.random.default_rng([self.resolved_seed, int(trial_id)]))
@@ -116,6 +130,27 @@ class GPStrategy(Strategy):
         self._suggested += 1
         self._pending[trial_id] = params
         return Suggestion(params, info=info)
+
+    def _noisy(self) -> bool:
+        """Whether the search is noisy: said so, or a configuration gave two different results."""
+        return self.noise or is_noisy(self._runs())
+
+    def _runs(self, feasible: bool = False) -> list[Runs]:
+        """The results with a loss (``feasible``: of the feasible trials), grouped by configuration."""
+        done = sorted(self._results.items())
+        return group_runs((tid, params, loss) for tid, (params, loss) in done if loss is not None
+                          and (not feasible or all(v <= 0 for v in self._violations.get(tid, ()))))
+
+    def _repeat(self, trial_id: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """A new run of the best configuration when one is due in a noisy search: (params, info)."""
+        if not repeat_due(self._suggested - self.n_startup, self.repeat_every) or not self._noisy():
+            return None
+        chosen = to_repeat(self._results, self._pending.values())
+        if chosen is None:
+            return None
+        first, params = chosen
+        event = {"kind": REPEAT, "trial": int(trial_id), "of": first}
+        return params, {"gp": REPEAT, "repeat_of": first, "event": event}
 
     def _startup_point(self, trial_id: int) -> np.ndarray:
         if self._suggested < self.n_startup:
@@ -176,14 +211,17 @@ class GPStrategy(Strategy):
     def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray) -> GaussianProcess:
         n = len(y)
         if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at:
-            gp = fit(x, c, y, start=self._hyper)
+            gp = fit(x, c, y, start=self._hyper, noise_prior=NOISY_PRIOR if self._noisy() else PRIOR_NOISE)
             self._hyper, self._fitted_at = gp.hyper, n
             return gp
         return GaussianProcess.conditioned(x, c, y, self._hyper)
 
     def best(self) -> dict[str, Any] | None:
         """The configuration whose result is the best so far (None before any), of the feasible
-        ones with constraints."""
+        ones with constraints; in a noisy search the one of best estimated mean over its runs."""
+        if self._noisy():
+            runs = best_runs(self._runs(feasible=True))
+            return None if runs is None else dict(self._results[runs.trial_ids[0]][0])
         known = [(loss, tid) for tid, (_, loss) in self._results.items()
                  if loss is not None and all(v <= 0 for v in self._violations.get(tid, ()))]
         return dict(self._results[min(known)[1]][0]) if known else None

@@ -33,6 +33,8 @@ LOG_SIGNAL = (math.log(0.05), math.log(20.0))
 LOG_NOISE = (math.log(1e-6), math.log(2.0))
 #: means and widths of the log-normal priors (standardised observations).
 PRIOR_LENGTH, PRIOR_NOISE, PRIOR_WIDTH = math.log(0.5), math.log(1e-2), 1.5
+#: the noise prior's mean for a search said to be noisy (``noise: true``): a tenth of the variance.
+NOISY_PRIOR = math.log(0.1)
 JITTER = 1e-8
 
 
@@ -76,8 +78,8 @@ def correlation(xa: np.ndarray, ca: np.ndarray, xb: np.ndarray, cb: np.ndarray,
     return matern * np.exp(-(_mismatches(ca, cb) @ (1.0 / lengths[d:])))
 
 
-def _objective(theta: np.ndarray, gaps: np.ndarray, mism: np.ndarray,
-               y: np.ndarray) -> tuple[float, np.ndarray]:
+def _objective(theta: np.ndarray, gaps: np.ndarray, mism: np.ndarray, y: np.ndarray,
+               noise_prior: float = PRIOR_NOISE) -> tuple[float, np.ndarray]:
     """The negative log marginal likelihood plus priors, and its gradient in ``theta``."""
     hyper = Hyper.of(theta)
     d, n = gaps.shape[2], y.shape[0]
@@ -103,7 +105,7 @@ def _objective(theta: np.ndarray, gaps: np.ndarray, mism: np.ndarray,
     grad_signal = -0.5 * float((inner * k_signal).sum())
     grad_noise = -0.5 * float(np.trace(inner)) * noise
     grad = np.concatenate([grad_numeric, grad_categorical, [grad_signal, grad_noise]])
-    prior_mean = np.concatenate([np.full(len(lengths), PRIOR_LENGTH), [0.0, PRIOR_NOISE]])
+    prior_mean = np.concatenate([np.full(len(lengths), PRIOR_LENGTH), [0.0, noise_prior]])
     nll += float(((theta - prior_mean) ** 2).sum()) / (2 * PRIOR_WIDTH ** 2)
     return nll, grad + (theta - prior_mean) / PRIOR_WIDTH ** 2
 
@@ -120,6 +122,11 @@ class GaussianProcess:
     alpha: np.ndarray
     offset: float
     scale: float
+
+    @property
+    def noise_variance(self) -> float:
+        """The fitted variance of one observation around the latent function, in its units squared."""
+        return math.exp(self.hyper.log_noise) * self.scale ** 2
 
     def predict(self, x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Posterior means and standard deviations (of the latent function) at the points."""
@@ -157,16 +164,17 @@ def _posterior(x: np.ndarray, c: np.ndarray, y: np.ndarray, hyper: Hyper) -> Gau
 
 
 def fit(x: np.ndarray, c: np.ndarray, y: np.ndarray, start: Hyper | None = None,
-        max_iterations: int = 60) -> GaussianProcess:
+        max_iterations: int = 60, noise_prior: float = PRIOR_NOISE) -> GaussianProcess:
     """Fit the hyperparameters to the observations ``y`` at (``x``, ``c``) and condition on them;
-    the search starts from ``start`` (a previous fit) when given."""
+    the search starts from ``start`` (a previous fit) when given. ``noise_prior`` is the log of
+    the noise variance (as a share of the observations' variance) the fit expects."""
     z, _, _ = _standardised(y)
     initial = Hyper.initial(x.shape[1], c.shape[1]) if start is None else start
     gaps, mism = _squared_gaps(x, x), _mismatches(c, c)
     bounds = [LOG_LENGTH] * (x.shape[1] + c.shape[1]) + [LOG_SIGNAL, LOG_NOISE]
     theta0 = np.clip(initial.vector(), [b[0] for b in bounds], [b[1] for b in bounds])
     with np.errstate(all="ignore"):
-        result = minimize(_objective, theta0, args=(gaps, mism, z), jac=True, method="L-BFGS-B",
+        result = minimize(_objective, theta0, args=(gaps, mism, z, noise_prior), jac=True, method="L-BFGS-B",
                           bounds=bounds, options={"maxiter": max_iterations})
     theta = result.x if np.all(np.isfinite(result.x)) else theta0
     return _posterior(x, c, y, Hyper.of(theta))

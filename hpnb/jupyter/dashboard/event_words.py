@@ -49,6 +49,12 @@ def _retry(d: dict[str, Any]) -> str:
     return f"trial {d.get('trial')} runs again{where} (attempt {d.get('attempt')}): {d.get('reason')}"
 
 
+def _switched(d: dict[str, Any]) -> str:
+    trial = d.get("trial")
+    at = f" at trial {trial}" if trial is not None else ""
+    return f"auto switched from {d.get('from')} to {d.get('to')}{at}"
+
+
 _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "pause": _pause,
     "resume": _resume,
@@ -62,6 +68,8 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "pause_refused": lambda d: f"trial {d.get('trial')} could not pause: {d.get('reason')}",
     "abandoned": lambda d: f"trial {d.get('trial')} was given up (attempt {d.get('attempt')})",
     "checkpoint_failed": lambda d: f"trial {d.get('trial')}: its checkpoint at step {d.get('step')} failed",
+    "strategy_switched": _switched,
+    "repeat": lambda d: f"trial {d.get('trial')} runs trial {d.get('of')}'s configuration again (noise)",
     "scale_failed": lambda d: f"the cluster could not grow to {d.get('parallel')}: {d.get('error')}",
     "constraint_never_reported": lambda d: f"trial {d.get('trial')} {d.get('reason')}",
     "strategy_model": lambda d: (f"{d.get('strategy')} proposes from its model from trial {d.get('trial')} "

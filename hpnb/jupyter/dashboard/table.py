@@ -4,7 +4,9 @@ Pure data from store records (sorting and ranks are those of the Lab view's
 routes, :mod:`hpnb.views.columns`), so a search of 10,000 trials
 sends one page of rows, never all of them. With several objectives the metric's
 column is one column per objective and a Pareto rank (0: on the front), and the
-rank is the summary's order: Pareto rank, then crowding distance.
+rank is the summary's order: Pareto rank, then crowding distance. A trial whose configuration
+ran more than once (a noisy search) shows, after its own score, the mean of every run of it,
+their spread and their count: ``0.21 · 0.25 ± 0.03 (mean of 3 runs)``.
 
 Example:
     >>> page = table_page([], "min", "RUNNING", ["lr"], "loss", now=0.0)
@@ -22,10 +24,12 @@ from dataclasses import dataclass
 from hpnb.core.analysis.humane_time import clock_time, duration
 from hpnb.core.constraints import INFEASIBLE, Constraint, is_feasible
 from hpnb.core.objectives import Objective
+from hpnb.core.repeats import Runs, spread_text
 from hpnb.core.store.records import TrialRecord
 from hpnb.core.summary import (
     ExperimentState,
     Ranking,
+    finished_runs,
     pareto_ranks,
     ranked,
     trial_score,
@@ -142,6 +146,8 @@ def table_page(
             ranking = rank_trials(trials, (score,), constraints)
         ordered = sorted_trials(trials, ranking, sort, descending, now)
         rank_of, fronts = tied_ranks(trials, mode, constraints), {}
+    goal = Objective(metric, "max" if mode == "max" else "min")
+    repeated = {} if several else repeated_runs(trials, goal, constraints)
     pages = max(1, -(-len(ordered) // page_rows))
     page = min(max(0, page), pages - 1)
     shown = ordered[page * page_rows:(page + 1) * page_rows]
@@ -150,12 +156,24 @@ def table_page(
     for trial in shown:
         state = trial_state(trial, search)
         states.append(state)
-        cells = _cells(trial, state, rank_of.get(trial.trial_id), param_names, now)
+        cells = _cells(trial, state, rank_of.get(trial.trial_id), param_names, now,
+                       repeated.get(trial.trial_id))
         if constraints and cells[2] and not is_feasible(trial, constraints):
             cells[2] += f" {INFEASIBLE}"
         rows.append(_with_objectives(cells, trial, objectives, fronts) if several else cells)
     return TablePage(cols, rows, [t.trial_id for t in shown], states, sort, descending, page, pages,
                      len(ordered))
+
+
+def repeated_runs(trials: Sequence[TrialRecord], objective: Objective,
+                  constraints: Sequence[Constraint] = ()) -> dict[int, tuple[float, Runs]]:
+    """Trial id -> (mean score, runs) for every (feasible) trial whose configuration finished more
+    than once."""
+    out: dict[int, tuple[float, Runs]] = {}
+    for runs in finished_runs(trials, objective, constraints):
+        if runs.count > 1:
+            out.update({tid: (objective.loss(runs.mean), runs) for tid in runs.trial_ids})
+    return out
 
 
 def _rank_text(rank: int | tuple[int, bool] | None) -> str:
@@ -167,9 +185,12 @@ def _rank_text(rank: int | tuple[int, bool] | None) -> str:
 
 
 def _cells(trial: TrialRecord, state: str, rank: int | tuple[int, bool] | None,
-           param_names: Sequence[str], now: float) -> list[str]:
+           param_names: Sequence[str], now: float, repeated: tuple[float, Runs] | None = None) -> list[str]:
     value = trial_score(trial)
     score = "" if value is None else format_value(value) + (" (partial)" if is_partial(trial) else "")
+    if repeated is not None:
+        mean, runs = repeated
+        score += f" \u00b7 {format_value(mean)}{spread_text(runs.count, runs.std, format_value)}"
     return [
         _rank_text(rank),
         str(trial.trial_id),

@@ -17,6 +17,7 @@ import ipywidgets as widgets
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.constraints import constraints_text
 from hpnb.core.objectives import Objective
+from hpnb.core.repeats import spread_text
 from hpnb.core.summary import SearchSummary
 from hpnb.core.trial import ExperimentState, TrialState
 from hpnb.jupyter.dashboard import data, pareto_plot, trial_log
@@ -48,18 +49,26 @@ def _goal(summary: SearchSummary) -> str:
     return f"{'min' if summary.mode == 'min' else 'max'} {summary.metric}"
 
 
+def strategy_text(summary: SearchSummary) -> str:
+    """The strategy, and what ``auto`` chose and why: ``auto → gp: 40 trials, 6 continuous parameters``."""
+    if summary.strategy_choice:
+        return f"{summary.strategy} \u2192 {summary.strategy_choice}"
+    return summary.strategy
+
+
 def title_html(summary: SearchSummary) -> str:
     color = STATE_COLORS.get(summary.state.value, "#333")
     nothing = "best: — (no feasible trial yet)" if summary.infeasible else "best: —"
+    spread = html.escape(spread_text(summary.best_runs, summary.best_std, data.format_value))
     best = (nothing if summary.best_value is None else
-            f"best {html.escape(summary.metric)} <b>{data.format_value(summary.best_value)}</b> "
+            f"best {html.escape(summary.metric)} <b>{data.format_value(summary.best_value)}</b>{spread} "
             f"(trial {summary.best_trial}: {html.escape(data.format_params(summary.best_params))})")
     if summary.is_multi_objective:
         best = front_html(summary)
     if summary.constraints:
         best += (f"<br><span class='hpnb-constraints'>constraints "
                  f"{html.escape(constraints_text(summary.constraints, summary.infeasible))}</span>")
-    return (f"<b>{html.escape(summary.name)}</b> &middot; {html.escape(summary.strategy)} &middot; "
+    return (f"<b>{html.escape(summary.name)}</b> &middot; {html.escape(strategy_text(summary))} &middot; "
             f"{html.escape(_goal(summary))} &middot; "
             f"<span style='color:{color};font-weight:bold'>{summary.state.value}</span><br>{best}"
             f"{message_html(summary.message)}")

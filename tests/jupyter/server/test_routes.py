@@ -65,7 +65,8 @@ async def test_list_shows_every_experiment_newest_first_with_progress_and_best(j
         trials = store.trials(record.id)
     best = summary.best_trial(trials, record.mode)
     assert best is not None
-    assert finished["best"] == {"trial_id": best.trial_id, "value": best.value, "params": best.params}
+    assert finished["best"] == {"trial_id": best.trial_id, "value": best.value, "params": best.params,
+                                "runs": 1, "std": None}
     assert finished["created"] == record.created
     assert finished["updated"] == record.updated
 

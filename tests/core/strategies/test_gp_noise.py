@@ -1,0 +1,98 @@
+"""gp with a noisy metric: a fitted noise variance, repeats of the best configuration, and the best
+chosen by its estimated mean; ``auto`` passes ``noise`` on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hpnb.core.errors import SpecError
+from hpnb.core.repeats import config_key
+from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
+from hpnb.core.strategies.auto import AutoStrategy
+from hpnb.core.strategies.gp import GPStrategy
+from hpnb.core.strategies.gp_model import fit
+
+
+def test_the_noise_variance_is_fitted_not_a_fixed_jitter() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.random((80, 1))
+    clean = np.sin(6.0 * x[:, 0])
+    quiet = fit(x, np.empty((80, 0), dtype=int), clean)
+    noisy = fit(x, np.empty((80, 0), dtype=int), clean + rng.normal(0.0, 0.3, 80))
+    assert 0.09 / 2 < noisy.noise_variance < 0.09 * 2, noisy.noise_variance
+    assert quiet.noise_variance < 0.01, quiet.noise_variance
+
+
+def _grid() -> SearchSpace:
+    return SearchSpace((IntParameter("a", 0, 9), IntParameter("b", 0, 9)))
+
+
+def _truth(params: dict[str, Any]) -> float:
+    return 0.02 * ((params["a"] - 6) ** 2 + (params["b"] - 3) ** 2)
+
+
+def _run(gp: GPStrategy, trials: int, noise_sd: float, seed: int = 0) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    suggestions = []
+    for tid in range(trials):
+        suggestion = gp.suggest(tid)
+        suggestions.append(suggestion)
+        gp.observe(tid, _truth(suggestion.params) + rng.normal(0.0, noise_sd))
+    return suggestions
+
+
+def test_a_noisy_search_runs_its_best_configuration_again_every_few_trials() -> None:
+    gp = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=4, n_startup_trials=8)
+    suggestions = _run(gp, 40, noise_sd=0.3)
+    repeats = [(tid, s) for tid, s in enumerate(suggestions) if s.info.get("gp") == "repeat"]
+    assert [tid for tid, _ in repeats] == list(range(11, 40, 4))
+    for tid, s in repeats:
+        first = s.info["repeat_of"]
+        assert first < tid and suggestions[first].params == s.params
+        assert s.info["event"] == {"kind": "repeat", "trial": tid, "of": first}
+    runs: dict[str, int] = {}
+    for s in suggestions:
+        runs[config_key(s.params)] = runs.get(config_key(s.params), 0) + 1
+    assert max(runs.values()) <= 5
+
+
+def test_without_noise_nothing_is_run_twice() -> None:
+    suggestions = _run(GPStrategy(_grid(), seed=1, budget=30), 30, noise_sd=0.0)
+    assert len({config_key(s.params) for s in suggestions}) == 30
+    assert not any(s.info.get("gp") == "repeat" for s in suggestions)
+
+
+def test_noise_is_detected_from_a_configuration_that_gave_two_results() -> None:
+    gp = GPStrategy(_grid(), seed=2, budget=30, n_startup_trials=4, repeat_every=4)
+    for tid in range(2):
+        gp.adopt(tid, {"a": 6, "b": 3})
+        gp.observe(tid, 0.1 * tid)
+    _run_from = [gp.suggest(tid) for tid in range(2, 12)]
+    assert any(s.info.get("gp") == "repeat" for s in _run_from)
+
+
+def test_the_best_is_the_configuration_of_best_estimated_mean_not_one_lucky_result() -> None:
+    gp = GPStrategy(_grid(), seed=0, budget=10, noise=True)
+    given = [({"a": 0, "b": 0}, 0.05), ({"a": 6, "b": 3}, 0.15), ({"a": 0, "b": 0}, 0.45),
+             ({"a": 6, "b": 3}, 0.17), ({"a": 9, "b": 9}, 0.90), ({"a": 9, "b": 9}, 0.80)]
+    for tid, (params, value) in enumerate(given):
+        gp.adopt(tid, params)
+        gp.observe(tid, value)
+    assert gp.best() == {"a": 6, "b": 3}
+
+
+def test_repeat_every_is_checked() -> None:
+    with pytest.raises(SpecError, match=r"strategy\.repeat_every"):
+        GPStrategy(_grid(), repeat_every=1)
+    with pytest.raises(SpecError, match=r"strategy\.noise"):
+        GPStrategy(_grid(), noise="yes")
+
+
+def test_auto_passes_noise_to_the_gaussian_process_and_says_so() -> None:
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0),))
+    auto = AutoStrategy(space, seed=0, budget=30, noise=True)
+    assert auto.choice.reason == "gp: 30 trials, 1 continuous parameter, noisy: repeats the best"
+    assert isinstance(auto.inner, GPStrategy) and auto.inner.noise
