@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from typing import Any
 
+from hpnb.core.space import SearchSpace
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.trial import Suggestion
 
@@ -20,8 +21,7 @@ class SequenceStrategy(Strategy):
     learns_from_results = False
     multi_objective = True
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         self._next = 0
 
     @abstractmethod

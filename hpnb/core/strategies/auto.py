@@ -31,7 +31,7 @@ from typing import Any
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._options import check_bool
 from hpnb.core.strategies.auto_choice import Choice, choose
-from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
+from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
 from hpnb.core.trial import Suggestion, TrialState
 
 #: options ``auto`` gives the strategies it runs.
@@ -49,9 +49,7 @@ class AutoStrategy(Strategy):
     learns_from_constraints = True
     options = ("noise",)
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         self.noise = check_bool("noise", options.get("noise", False))
         self.choice: Choice = choose(space, budget, len(self.modes))
         if self.noise and self.choice.name == "gp":

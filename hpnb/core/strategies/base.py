@@ -129,6 +129,11 @@ class Strategy(ABC):
         #: the seed actually used: ``seed``, or fresh entropy recorded so a resumed run continues.
         self.resolved_seed: int = (int(seed) if seed is not None
                                    else int(np.random.default_rng().integers(2**32)))
+        self._set_up(space, budget, options)
+
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
+        """Set up what the strategy holds of its own, from its ``options`` (checked against
+        :attr:`options` already); called once, at the end of the constructor."""
 
     @abstractmethod
     def suggest(self, trial_id: int) -> Suggestion | None:

@@ -34,7 +34,6 @@ import numpy as np
 
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._options import check_int, check_number
-from hpnb.core.strategies.base import Modes
 from hpnb.core.strategies.gp_encoding import Encoding
 from hpnb.core.strategies.kde import MIN_BANDWIDTH, Parzen
 from hpnb.core.strategies.multi_fidelity import MultiFidelityStrategy
@@ -48,9 +47,8 @@ class BOHBStrategy(MultiFidelityStrategy):
     options = ("min_points", "top_fraction", "random_fraction", "candidates", "bandwidth_factor",
                "min_bandwidth")
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
+        super()._set_up(space, budget, options)
         self.min_points = check_int("min_points", options.get("min_points", space.dimension + 1), 1)
         self.top_fraction = check_number("top_fraction", options.get("top_fraction", 0.15), 0.01, 0.99)
         self.random_fraction = check_number("random_fraction", options.get("random_fraction", 1 / 3),

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Modes, TrialHistory
+from hpnb.core.strategies.base import TrialHistory
 from hpnb.core.strategies.optuna_sampler import OptunaStrategy, checked_options
 
 if TYPE_CHECKING:
@@ -79,9 +79,8 @@ class CMAESStrategy(OptunaStrategy):
     options = ("popsize", "n_startup_trials", "with_margin", "lr_adapt", "use_separable_cma",
                "consider_pruned_trials")
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
+        super()._set_up(space, budget, options)
         self._saved_attrs: dict[str, dict[str, Any]] = {}
 
     def _sampler_kwargs(self, options: dict[str, Any]) -> dict[str, Any]:

@@ -51,7 +51,7 @@ import numpy as np
 from hpnb.core.space import SearchSpace
 from hpnb.core.spec.values import MAX_POPULATION
 from hpnb.core.strategies._options import check_choice, check_int, check_number_or_interval
-from hpnb.core.strategies.base import Modes, Observed, Strategy, restore_rng, rng_state
+from hpnb.core.strategies.base import Observed, Strategy, restore_rng, rng_state
 from hpnb.core.strategies.sobol import draw, scrambled_engine
 from hpnb.core.trial import Suggestion, TrialState
 
@@ -111,9 +111,7 @@ class DifferentialEvolutionStrategy(Strategy):
     name = "de"
     options = ("population", "mutation", "crossover", "variant", "init")
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         self.population, self.mutation, self.crossover = evolution_options(
             options, space.dimension, budget, mutation=(0.5, 1.0), crossover=0.7)
         self.variant = check_choice("variant", options.get("variant", "best/1"), VARIANTS)

@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Modes
 from hpnb.core.strategies.de import challenger, evolution_options
 from hpnb.core.strategies.multi_fidelity import MultiFidelityStrategy
 
@@ -56,9 +55,8 @@ class DEHBStrategy(MultiFidelityStrategy):
     name = "dehb"
     options = ("population", "mutation", "crossover")
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
+        super()._set_up(space, budget, options)
         self.population, self.mutation, self.crossover = evolution_options(
             options, space.dimension, budget, mutation=(0.5, 0.5), crossover=0.5)
 

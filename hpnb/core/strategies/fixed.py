@@ -21,7 +21,6 @@ from typing import Any
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._sequence import SequenceStrategy
-from hpnb.core.strategies.base import Modes
 
 
 def resolve_configs(space: SearchSpace, configs: Any) -> list[dict[str, Any]]:
@@ -61,9 +60,8 @@ class FixedStrategy(SequenceStrategy):
     name = "fixed"
     options = ("configs",)
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
+        super()._set_up(space, budget, options)
         configs = options.get("configs")
         self._configs = [space.center()] if configs is None else resolve_configs(space, configs)
 

@@ -55,7 +55,7 @@ from hpnb.core.constraints import MISSING_VIOLATION
 from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
-from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
+from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
 from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise
 from hpnb.core.strategies.gp_encoding import Encoding
 from hpnb.core.strategies.gp_feasibility import FeasibilityModel
@@ -92,9 +92,7 @@ class GPStrategy(Strategy):
     learns_from_constraints = True
     options = ("n_startup_trials", "max_points", "noise", "repeat_every")
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         default = DEFAULT_STARTUP if budget is None else min(DEFAULT_STARTUP, max(MIN_STARTUP, budget // 4))
         self.n_startup = check_int("n_startup_trials", options.get("n_startup_trials", default), 1)
         self.max_points = check_int("max_points", options.get("max_points", 300), 20)

@@ -28,7 +28,6 @@ from hpnb.core.space import DEFAULT_GRID_CAP, SearchSpace
 from hpnb.core.spec.values import MAX_GRID_CAP
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies._sequence import SequenceStrategy
-from hpnb.core.strategies.base import Modes
 
 
 class GridStrategy(SequenceStrategy):
@@ -37,9 +36,8 @@ class GridStrategy(SequenceStrategy):
     name = "grid"
     options = ("shuffle", "cap")
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
+        super()._set_up(space, budget, options)
         self.shuffle = check_bool("shuffle", options.get("shuffle", False))
         cap = check_int("cap", options.get("cap", DEFAULT_GRID_CAP), 1, MAX_GRID_CAP)
         self._branches = space.branches(cap) if space.is_conditional else None

@@ -19,7 +19,7 @@ import numpy as np
 
 from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
+from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
 from hpnb.core.strategies.fidelity import END, FidelityRecord, Rungs
 from hpnb.core.trial import Suggestion, TrialState
 
@@ -31,9 +31,7 @@ class MultiFidelityStrategy(Strategy):
     rebuilds_from_history = True
     needs_intermediate_values = True
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         self.rungs = Rungs()
         self.record = FidelityRecord(self.rungs)
         #: every trial suggested (or adopted, or stored): its configuration.

@@ -74,7 +74,7 @@ import numpy as np
 
 from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
-from hpnb.core.strategies.base import Modes, Observed, Strategy, TrialHistory
+from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
 from hpnb.core.strategies.optuna_params import encode_value, optuna_distribution, quiet_optuna
 from hpnb.core.trial import Suggestion, TrialState
 
@@ -128,9 +128,7 @@ class OptunaStrategy(Strategy):
     #: parameter on the trials that have it; CMA-ES and NSGA-II need every parameter).
     accepts_partial_prior = False
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         self.sampler_kwargs = self._sampler_kwargs(options)
         self._free = space.free
         self._encoding = {p.name: optuna_distribution(p) for p in self._free}

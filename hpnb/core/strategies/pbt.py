@@ -70,7 +70,7 @@ from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.early_stopping.base import Decision
 from hpnb.core.errors import SpecError
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Modes, Observed, Strategy, restore_rng, rng_state
+from hpnb.core.strategies.base import Observed, Strategy, restore_rng, rng_state
 from hpnb.core.strategies.pbt_exploit import EXPLOIT_RULES, EXPLOITS, Exploit, Member
 from hpnb.core.strategies.pbt_explore import DEFAULT_FACTORS, EXPLORE_RULES, EXPLORES
 from hpnb.core.strategies.pbt_schedule import must_wait
@@ -127,9 +127,7 @@ class PopulationBasedTraining(Strategy):
     options = ("population", "ready", "max_steps", "synch", "quantile", "exploit", "explore",
                "resample_probability", "perturb_factors", "ttest_level", "ttest_window", "initial")
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         if space.dimension == 0:
             raise SpecError("parameters", "population-based training needs a parameter that varies",
                             allowed="a range, a distribution or a list of values")

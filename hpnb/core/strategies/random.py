@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Modes, Strategy, restore_rng, rng_state
+from hpnb.core.strategies.base import Strategy, restore_rng, rng_state
 from hpnb.core.trial import Suggestion
 
 
@@ -28,9 +28,7 @@ class RandomStrategy(Strategy):
     name = "random"
     options = ()
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         self._rng = np.random.default_rng(self.resolved_seed)
         self._suggested = 0
 

@@ -32,7 +32,6 @@ from typing import Any
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.space import DEFAULT_GRID_CAP, Parameter, SearchSpace
 from hpnb.core.strategies._sequence import SequenceStrategy
-from hpnb.core.strategies.base import Modes
 
 
 def _swept_parameters(space: SearchSpace, name: Any) -> tuple[Parameter, ...]:
@@ -99,9 +98,8 @@ class RangeStrategy(SequenceStrategy):
     name = "range"
     options = ("parameter",)
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
+        super()._set_up(space, budget, options)
         self._center = space.center(complete=True)
         self._points = sweep_points(space, options.get("parameter"))
         if space.is_conditional:  # a parameter inactive at the center repeats the center: once

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies.base import Modes, Strategy
+from hpnb.core.strategies.base import Strategy
 from hpnb.core.trial import Suggestion
 
 
@@ -54,9 +54,7 @@ class SobolStrategy(Strategy):
     name = "sobol"
     options = ()
 
-    def __init__(self, space: SearchSpace, mode: Modes = "min", seed: int | None = None,
-                 budget: int | None = None, **options: Any) -> None:
-        super().__init__(space, mode, seed, budget, **options)
+    def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         self._drawn = 0
         self._engine = self._new_engine()
 
