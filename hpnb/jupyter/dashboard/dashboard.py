@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.restartable_thread import RestartableThread
 from hpnb.jupyter import warmup
 from hpnb.jupyter.dashboard import static, trial_artifacts, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
@@ -83,10 +84,9 @@ class Dashboard:
         self.display_handle: Any = None
         self.model = DashboardModel(search.store.path, search.experiment_id, search.spec.space)
         self._render_lock = threading.RLock()
-        self._thread_lock = threading.Lock()
         self._dirty = threading.Event()
         self._closed = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._refresher = RestartableThread(self._run, "hpnb-dashboard")
         self._final_shown = False
         self.controls = Controls(search, self._selected_trial, self._after_action,
                                  resume=self._resumer(resume) if resume else None)
@@ -140,10 +140,7 @@ class Dashboard:
         if self._closed.is_set():
             return
         self._dirty.set()
-        with self._thread_lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="hpnb-dashboard", daemon=True)
-                self._thread.start()
+        self._refresher.ensure_running()
 
     def _run(self) -> None:
         try:
@@ -278,8 +275,6 @@ class Dashboard:
         self._unsubscribe()
         self._closed.set()
         self._dirty.set()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(CLOSE_TIMEOUT)
+        self._refresher.join(CLOSE_TIMEOUT)
         self.widgets.tabs.close()
         self.model.close()

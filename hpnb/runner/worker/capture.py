@@ -37,6 +37,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from hpnb.core.restartable_thread import RestartableThread
 from hpnb.core.trial_output import MAX_BYTES, MAX_LINES, TrialOutput, clean
 
 #: seconds between two samples of the worker process's memory while trials run.
@@ -290,8 +291,7 @@ class _MemorySampler:
 
     def __init__(self) -> None:
         self._busy = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
+        self._sampler = RestartableThread(self._run, "hpnb-memory-sampler")
         self._process: Any = None
 
     def rss(self) -> int | None:
@@ -306,10 +306,7 @@ class _MemorySampler:
 
     def wake(self) -> None:
         self._busy.set()
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="hpnb-memory-sampler", daemon=True)
-                self._thread.start()
+        self._sampler.ensure_running()
 
     def _run(self) -> None:
         while True:
