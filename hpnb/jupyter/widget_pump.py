@@ -76,11 +76,16 @@ class WidgetPump:
         parent_ident = kernel._get_shell_context_var(kernel._shell_parent_ident)
         try:
             kernel.set_parent(idents, msg, channel="shell")
+            kernel._publish_status("busy", "shell")
             getattr(kernel.comm_manager, msg_type)(kernel.shell_stream, idents, msg)
         except Exception:  # a broken handler must not end the wait (the kernel logs it likewise)
             log.exception("widget message %s failed while the cell waited", msg_type)
         finally:
+            # a front end's widget manager sends a model's next change only once it saw this one's
+            # "idle" (ipywidgets' throttling): without it, every click after the first is held back
+            kernel._publish_status("idle", "shell")
             kernel.set_parent(parent_ident, parent, channel="shell")
+            kernel._publish_status("busy", "shell")  # the cell still runs
         return True
 
     def finish(self) -> None:

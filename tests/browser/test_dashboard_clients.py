@@ -121,6 +121,13 @@ def _open(browser, server: Server, name: str, width: int) -> tuple[object, objec
     return context, page, log
 
 
+def _other_running(page, trial: int) -> int:
+    """Another trial than ``trial`` that the table shows running."""
+    ids = page.locator(".hpnb-table tbody tr", has_text="RUNNING").evaluate_all(
+        "rows => rows.map(row => Number(row.dataset.trial))")
+    return next(i for i in ids if i != trial)
+
+
 def _trials(home: Path, name: str) -> dict[int, str]:
     path = home / "hpnb.sqlite"
     if not path.exists():
@@ -187,6 +194,14 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         waiting = "/\\*/.test(document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')[2].innerText)"
         wait_until(page, log, f"() => !({waiting}) || ({shown})", what="the log or the cell's end")
         assert page.evaluate(f"() => {waiting}"), "the log came only after the cell ended"
+        # every later click too: the front end sends a widget's next change only once the kernel
+        # said it handled the last one, which a waiting cell must say as an idle kernel does
+        for other in (_other_running(page, trial), trial):
+            dashboard.locator(f'.hpnb-table tbody tr[data-trial="{other}"]').click()
+            shown = ("[...document.querySelectorAll('.widget-html')]"
+                     f".some(n => /trial {other} \\W+ RUNNING/.test(n.innerText))")
+            wait_until(page, log, f"() => !({waiting}) || ({shown})", what=f"the log of trial {other}")
+            assert page.evaluate(f"() => {waiting}"), "the log came only after the cell ended"
         stop = dashboard.locator(".hpnb-controls button", has_text=re.compile(r"^\s*Stop\s*$"))
         page.wait_for_function("(b) => !b.disabled", arg=stop.element_handle())
         stop.click()
