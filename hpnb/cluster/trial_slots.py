@@ -27,7 +27,7 @@ from typing import Any
 from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.core.frozen import FrozenDict
 from hpnb.core.spec.resources import Resources
-from hpnb.core.spec.trial_resources import SLACK, TrialResources
+from hpnb.core.spec.trial_resources import MORE_WORKERS, SLACK, TrialResources, amount_text, unfit_reason
 
 
 @dataclass(frozen=True)
@@ -91,8 +91,9 @@ def local_slots(resources: Resources, gpus: tuple[str, ...] | None = None) -> tu
     for name, total in (("cpu", cores), ("memory", memory)):
         if name in need.amounts and need.amounts[name] > share[name] + SLACK:
             raise ClusterError(f"resources.per_trial.{name}: a trial asks {need.raw[name]}, and each of the "
-                               f"{count} workers this machine's {_amount(name, total)} is shared among has "
-                               f"{_amount(name, share[name])}; allowed: at most that, or fewer workers")
+                               f"{count} workers this machine's {amount_text(name, total)} is shared among "
+                               f"has {amount_text(name, share[name])}; allowed: at most that, or fewer "
+                               "workers")
     slots = []
     for index in range(count):
         advertised = dict(share)
@@ -130,12 +131,6 @@ def _fitting(need: TrialResources, cores: float, memory: float) -> int:
     return max(1, math.floor(min(fits) + SLACK))
 
 
-def _amount(name: str, value: float) -> str:
-    if name == "memory":
-        return f"{value / 2**30:.3g} GiB"
-    return f"{value:g} core{'s' if value != 1 else ''}" if name == "cpu" else f"{value:g} {name}"
-
-
 def worker_resources(info: Mapping[str, Any]) -> dict[str, dict[str, float]]:
     """What each worker advertises, by address, from ``Client.scheduler_info()``."""
     return {address: {k: float(v) for k, v in (worker.get("resources") or {}).items()}
@@ -143,34 +138,15 @@ def worker_resources(info: Mapping[str, Any]) -> dict[str, dict[str, float]]:
 
 
 def check_fits(need: TrialResources, advertised: Mapping[str, Mapping[str, float]],
-               more: str = "workers started with more (dask worker --resources {name}=N)") -> None:
+               more: str = MORE_WORKERS) -> None:
     """Refuse per-trial resources that no worker of a cluster has (no workers yet: nothing to check).
 
     Raises:
         ClusterError: naming the resource, what a trial asks and what the workers offer.
     """
-    if not need or not advertised or any(_holds(has, need) for has in advertised.values()):
-        return
-    for name, amount in sorted(need.amounts.items()):
-        offered = sorted({has.get(name, 0.0) for has in advertised.values()})
-        if offered[-1] + SLACK < amount:
-            what = "none of them advertises it" if offered == [0.0] else \
-                f"the most a worker has is {_amount(name, offered[-1])}"
-            raise ClusterError(f"resources.per_trial.{name}: a trial asks {need.raw[name]}, and the "
-                               f"cluster's {len(advertised)} worker(s) offer less: {what}; allowed: at most "
-                               f"that, or {more.format(name=name)}")
-    raise ClusterError(f"resources.per_trial: no worker has all of {need.describe()} at once "
-                       f"(workers offer: {_offers(advertised)})")
-
-
-def _holds(has: Mapping[str, float], need: TrialResources) -> bool:
-    return all(has.get(name, 0.0) + SLACK >= amount for name, amount in need.amounts.items())
-
-
-def _offers(advertised: Mapping[str, Mapping[str, float]]) -> str:
-    kinds = sorted({" ".join(f"{k}={v:g}" for k, v in sorted(has.items())) or "nothing"
-                    for has in advertised.values()})
-    return "; ".join(kinds)
+    reason = unfit_reason(need, advertised, more)
+    if reason is not None:
+        raise ClusterError(reason)
 
 
 def kubernetes_advertised(resources: Resources) -> dict[str, float]:

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import cloudpickle
 from distributed import Client, Event, Future, Variable, get_client, get_worker
 
-from hpnb.core.spec.trial_resources import TrialResources, trial_slots
+from hpnb.core.spec.trial_resources import TrialResources, trial_slots, unfit_reason
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
 from hpnb.runner.stuck_threads import StuckThreads
@@ -169,6 +169,7 @@ class DaskExecutor(Executor):
         advertised = {address: {k: float(v) for k, v in (w.get("resources") or {}).items()}
                       for address, w in info.get("workers", {}).items()}
         slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
+        self.unfit = unfit_reason(self.per_trial, advertised)  # workers that joined after the start
         return max(1, slots)
 
     def _key(self, trial_id: int, attempt: int) -> str:

@@ -58,6 +58,11 @@ CAPACITY_CHECK = 1.0
 STORE_STOP_POLL = 0.5
 
 
+class TrialsCannotRun(Exception):
+    """No worker of the cluster can run a trial (they lack its per-trial resources): the search
+    ends as failed with the reason, as a refusal before the start would have said it."""
+
+
 class Driver(threading.Thread):
     """Runs one search to its end in a background thread."""
 
@@ -138,6 +143,8 @@ class Driver(threading.Thread):
                     self.writer.experiment(heartbeat=time.time())
                 self.writer.flush_if_due()
             final, message = self._final_state()
+        except TrialsCannotRun as exc:
+            final, message = ExperimentState.FAILED, str(exc)
         except Exception as exc:  # a bug or a broken store: record it rather than die silently
             log.exception("hpnb search %s failed", self.name)
             final = ExperimentState.FAILED
@@ -207,6 +214,8 @@ class Driver(threading.Thread):
             return
         self.next_capacity_check = self.context.clock() + CAPACITY_CHECK
         c.capacity = self.executor.capacity()
+        if self.executor.unfit is not None:
+            raise TrialsCannotRun(self.executor.unfit)
         if c.auto_parallel and c.capacity != self.public.parallel:
             self.public.parallel = c.capacity
         self._note_limit()

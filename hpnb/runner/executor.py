@@ -84,6 +84,8 @@ class Executor(ABC):
         self.sink: Sink = lambda event: None
         #: the per-trial resource that holds :meth:`capacity` below the worker threads, or None
         self.limited_by: str | None = None
+        #: why no worker can run a trial (its per-trial resources), once workers are there; else None
+        self.unfit: str | None = None
 
     @abstractmethod
     def capacity(self) -> int:

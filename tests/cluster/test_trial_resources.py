@@ -131,6 +131,25 @@ def test_a_trial_no_worker_can_hold_is_one_clear_error_before_anything_runs(stor
     assert not log.exists()
 
 
+@pytest.mark.slow
+def test_a_cluster_without_workers_at_the_start_fails_the_search_once_a_worker_that_cannot_hold_a_trial_joins(
+        store, tmp_path):
+    # an adaptive cluster (Dask Gateway, dask-jobqueue) may have no worker when the search starts:
+    # nothing to check then, and the first workers that join say whether a trial fits
+    log = tmp_path / "held.log"
+    with LocalCluster(n_workers=0, threads_per_worker=1, resources={"gpu": 1}, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster, set_as_default=False) as client:
+        search = hpnb.search(partial(holds_devices, log=str(log)), store=store, client=client, name="later",
+                             metric="x", resources={"per_trial": {"gpu": 2}}, trials=2,
+                             parameters={"x": {"min": 0.0, "max": 1.0}})
+        cluster.scale(1)
+        search.wait(120)
+    assert search.state == "FAILED"
+    assert all(word in (search.message or "") for word in
+               ["resources.per_trial.gpu", "asks 2", "the most a worker has is 1 gpu"]), search.message
+    assert not log.exists()
+
+
 @pytest.mark.parametrize(("resources", "words"), [
     ({"per_trial": {"gpu": 8}, "gpus": [0, 1, 2, 3]}, ["resources.per_trial.gpu", "asks 8 GPUs", "offers 4"]),
     ({"per_trial": {"gpu": 1}}, ["resources.per_trial.gpu", "has none", "resources.gpus"]),

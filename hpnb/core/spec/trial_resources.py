@@ -133,3 +133,49 @@ def trial_slots(need: TrialResources, threads: Mapping[str, int],
         for name, n in fits.items():
             bound[name] += n
     return total, min(bound, key=lambda name: bound[name], default=None)
+
+
+#: what a refusal suggests on a cluster of workers that advertise resources.
+MORE_WORKERS = "workers started with more (dask worker --resources {name}=N)"
+
+
+def unfit_reason(need: TrialResources, advertised: Mapping[str, Mapping[str, float]],
+                 more: str = MORE_WORKERS) -> str | None:
+    """Why no worker of ``advertised`` (resources by worker) can run a trial that asks ``need``,
+    naming the resource, what a trial asks and what the workers offer; None when one can, or
+    when there are no workers yet.
+
+    Example:
+        >>> need = parse_per_trial({"gpu": 2}, "per_trial")
+        >>> print(unfit_reason(need, {"a": {"gpu": 1.0}})[:60])
+        resources.per_trial.gpu: a trial asks 2, and the cluster's 1
+    """
+    if not need or not advertised or any(_holds(has, need) for has in advertised.values()):
+        return None
+    for name, amount in sorted(need.amounts.items()):
+        offered = sorted({has.get(name, 0.0) for has in advertised.values()})
+        if offered[-1] + SLACK < amount:
+            what = "none of them advertises it" if offered == [0.0] else \
+                f"the most a worker has is {amount_text(name, offered[-1])}"
+            return (f"resources.per_trial.{name}: a trial asks {need.raw[name]}, and the cluster's "
+                    f"{len(advertised)} worker(s) offer less: {what}; allowed: at most that, or "
+                    f"{more.format(name=name)}")
+    return (f"resources.per_trial: no worker has all of {need.describe()} at once "
+            f"(workers offer: {_offers(advertised)})")
+
+
+def _holds(has: Mapping[str, float], need: TrialResources) -> bool:
+    return all(has.get(name, 0.0) + SLACK >= amount for name, amount in need.amounts.items())
+
+
+def _offers(advertised: Mapping[str, Mapping[str, float]]) -> str:
+    kinds = sorted({" ".join(f"{k}={v:g}" for k, v in sorted(has.items())) or "nothing"
+                    for has in advertised.values()})
+    return "; ".join(kinds)
+
+
+def amount_text(name: str, value: float) -> str:
+    """An amount of resource ``name`` as a person reads it ("4 GiB", "2 cores", "1 gpu")."""
+    if name == "memory":
+        return f"{value / 2**30:.3g} GiB"
+    return f"{value:g} core{'s' if value != 1 else ''}" if name == "cpu" else f"{value:g} {name}"
