@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +117,17 @@ class KernelSession:
     def close(self) -> None:
         self.client.stop_channels()
         self.manager.shutdown_kernel(now=True)
+
+
+@contextlib.contextmanager
+def hpnb_kernel(home: Path, source: str) -> Iterator[KernelSession]:
+    """A kernel with hpnb's magics loaded and ``source`` (the objective) run; on leaving, its
+    local Dask cluster is shut down and the kernel closed."""
+    session = KernelSession(home)
+    session.run("%load_ext hpnb.jupyter")
+    session.run(source)
+    try:
+        yield session
+    finally:
+        session.run("import hpnb.cluster.connect as c; c.shutdown_local()")
+        session.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.jupyter.kernel_session import KernelSession
+from tests.jupyter.kernel_session import hpnb_kernel
 
 pytestmark = pytest.mark.slow
 
@@ -45,11 +45,8 @@ resources: {workers: 1}
 
 @pytest.fixture
 def kernel(tmp_path: Path):
-    session = KernelSession(tmp_path)
-    session.run("%load_ext hpnb.jupyter\n" + OBJECTIVE)
-    yield session
-    session.run("import hpnb.cluster.connect as c; c.shutdown_local()")
-    session.close()
+    with hpnb_kernel(tmp_path, OBJECTIVE) as session:
+        yield session
 
 
 def test_a_cell_search_resumes_from_a_folder_checkpoint_and_keeps_its_artifacts(kernel):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hpnb.core.store import Store
-from tests.jupyter.kernel_session import KernelSession
+from tests.jupyter.kernel_session import KernelSession, hpnb_kernel
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -50,11 +50,8 @@ def cell(name: str, trials: int = 4, steps: int = 40, options: str = "", x_max: 
 
 @pytest.fixture
 def kernel(tmp_path: Path):
-    session = KernelSession(tmp_path)
-    session.run("%load_ext hpnb.jupyter\n" + OBJECTIVE)
-    yield session
-    session.run("import hpnb.cluster.connect as c; c.shutdown_local()")
-    session.close()
+    with hpnb_kernel(tmp_path, OBJECTIVE) as session:
+        yield session
 
 
 def _stored(home: Path, name: str) -> tuple[str, str | None, int]:

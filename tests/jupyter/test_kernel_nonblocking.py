@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.jupyter.kernel_session import KernelSession
+from tests.jupyter.kernel_session import KernelSession, hpnb_kernel
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -37,12 +37,8 @@ def cell(name: str, trials: int, steps: int = 2500, options: str = "") -> str:
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory):
-    session = KernelSession(tmp_path_factory.mktemp("hpnb_home"))
-    session.run("%load_ext hpnb.jupyter")
-    session.run(OBJECTIVE)
-    yield session
-    session.run("import hpnb.cluster.connect as c; c.shutdown_local()")
-    session.close()
+    with hpnb_kernel(tmp_path_factory.mktemp("hpnb_home"), OBJECTIVE) as session:
+        yield session
 
 
 def _results_stored(kernel: KernelSession, handle: str) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import hpnb
-from tests.jupyter.kernel_session import KernelSession
+from tests.jupyter.kernel_session import KernelSession, hpnb_kernel
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -37,13 +37,8 @@ resources: {workers: 2}
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory: pytest.TempPathFactory):
-    home = tmp_path_factory.mktemp("hpnb_home")
-    session = KernelSession(home)
-    session.run("%load_ext hpnb.jupyter")
-    session.run(OBJECTIVE)
-    yield session
-    session.run("import hpnb.cluster.connect as c; c.shutdown_local()")
-    session.close()
+    with hpnb_kernel(tmp_path_factory.mktemp("hpnb_home"), OBJECTIVE) as session:
+        yield session
 
 
 def _states(home: Path, name: str) -> dict[int, str]:
