@@ -220,8 +220,10 @@ def test_on_s3_a_folder_checkpoint_half_uploaded_by_a_dying_worker_is_never_used
                          strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
                          retries=1, checkpoints={"store": url}).wait(120)
     assert search.state == "COMPLETED", search.message
-    half = json.loads(marker.read_text())  # what the store held when the worker died: shards, no manifest
-    assert 1 <= half["files"] < 65
+    # what the store held when the worker died: some or all of its 65 files, never the manifest (the watcher
+    # kills only then; on a fast machine all data files can be up before it looks)
+    half = json.loads(marker.read_text())
+    assert 1 <= half["files"] <= 65
     rows = store.results(search.experiment_id, trial_id=0)
     assert [r.step for r in rows] == [0, 1, 2] and rows[-1].metrics["started_at"] == 1  # from step 0's
     checkpoints = search.checkpoint_store()
