@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.local_cluster import shared_local_client
+
 #: the shared fixtures that start something: using one makes a test slow.
 STARTING_FIXTURES = frozenset({
     "jp_fetch", "jp_serverapp",  # a Jupyter server (pytest-jupyter)
@@ -25,6 +27,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if STARTING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def local_clusters() -> Iterator[None]:
+    """Shuts hpnb's process-wide local clusters down at the end of the session."""
+    yield
+    from hpnb.cluster.connect import shutdown_local
+
+    shutdown_local()
+
+
+@pytest.fixture
+def dask_client(local_clusters: None) -> object:
+    """A running client of hpnb's local cluster of 2 single-threaded worker processes."""
+    return shared_local_client()
 
 
 @pytest.fixture(scope="session")

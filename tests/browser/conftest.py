@@ -22,11 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.jupyter.server.sample_store import SampleStore, dask_client, start_search, write_sample_store
+from tests.jupyter.server.sample_store import SampleStore, start_search, write_sample_store
 from tests.runner.processes import free_port
 from tests.waiting import wait_until
-
-__all__ = ["dask_client"]  # a fixture used here, shared with the route tests
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

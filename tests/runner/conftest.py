@@ -28,17 +28,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"mark these tests pytest.mark.slow (they start a cluster): {unmarked}")
 
 
-@pytest.fixture(scope="session")
-def dask_client() -> Iterator[object]:
-    """hpnb's own local cluster: 2 single-threaded worker processes."""
-    from hpnb.cluster.connect import local_client, shutdown_local
-    from hpnb.core.spec.resources import Resources
-
-    client = local_client(Resources(workers=2))
-    yield client
-    shutdown_local()
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store(tmp_path / "hpnb.sqlite")

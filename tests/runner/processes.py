@@ -35,6 +35,19 @@ def worker(address: str, log_dir: Path, index: int) -> subprocess.Popen[bytes]:
                  log_dir / f"worker{index}.log")
 
 
+def workers(address: str, log_dir: Path, count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` worker processes, returned once each has registered with the scheduler (a search
+    started before then may run every trial on the first one to join)."""
+    started = [worker(address, log_dir, index) for index in range(count)]
+    try:
+        wait_for(lambda: all("Registered to" in (log_dir / f"worker{index}.log").read_text()
+                             for index in range(count)))
+    except AssertionError:
+        stop_all(started)
+        raise
+    return started
+
+
 def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
     for process in processes:
         if process.poll() is None:

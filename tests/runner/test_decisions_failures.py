@@ -129,7 +129,7 @@ def test_a_search_whose_driver_died_while_trials_waited_is_resumed_whole(tmp_pat
     markers.mkdir()
     cluster = [processes.scheduler(port, tmp_path)]
     try:
-        cluster += [processes.worker(address, tmp_path, i) for i in range(2)]
+        cluster += processes.workers(address, tmp_path, 2)
         script = tmp_path / "driver.py"
         script.write_text(DRIVER_SCRIPT.format(root=str(processes.ROOT), address=address,
                                                markers=str(markers), store=str(store_path),
@@ -198,7 +198,7 @@ def test_a_paused_trial_survives_its_driver_and_resumes_from_its_checkpoint(tmp_
     address, store_path = f"tcp://127.0.0.1:{port}", tmp_path / "hpnb.sqlite"
     cluster = [processes.scheduler(port, tmp_path)]
     try:
-        cluster += [processes.worker(address, tmp_path, i) for i in range(2)]
+        cluster += processes.workers(address, tmp_path, 2)
         script = tmp_path / "driver.py"
         script.write_text(PAUSING_DRIVER.format(root=str(processes.ROOT), address=address,
                                                 store=str(store_path)))

@@ -62,7 +62,7 @@ def test_a_search_runs_on_dask_scheduler_and_worker_processes(store, tmp_path):
     address = f"tcp://127.0.0.1:{port}"
     started = [processes.scheduler(port, tmp_path)]
     try:
-        started += [processes.worker(address, tmp_path, i) for i in range(2)]
+        started += processes.workers(address, tmp_path, 2)
         search = hpnb.search(partial(objectives.quadratic, sleep=0.1), name="remote", store=store,
                              metric="loss", trials=8, parallel=2, parameters={"x": {"min": 0.0, "max": 1.0}},
                              resources={"cluster": address})

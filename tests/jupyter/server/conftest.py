@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 from pytest_jupyter.jupyter_server import *  # noqa: F403  (fixtures and the async test hooks)
 
-from tests.jupyter.server.sample_store import SampleStore, dask_client, start_search, write_sample_store
-
-__all__ = ["dask_client"]  # a fixture used here, shared with the browser tests
+from tests.jupyter.server.sample_store import SampleStore, start_search, write_sample_store
+from tests.local_cluster import shared_local_client
 
 
 @pytest.fixture
@@ -26,10 +25,10 @@ def jp_server_config(sample_store: SampleStore) -> dict[str, object]:
 
 
 @pytest.fixture(scope="session")
-def finished_search(tmp_path_factory: pytest.TempPathFactory, dask_client):
+def finished_search(tmp_path_factory: pytest.TempPathFactory, local_clusters: None):
     """A real search of 4 trials, run to completion into its own store file."""
     path = tmp_path_factory.mktemp("real-search") / "hpnb.sqlite"
-    search = start_search(path, dask_client, "real-search", trials=4, steps=5, pause=0.0)
+    search = start_search(path, shared_local_client(), "real-search", trials=4, steps=5, pause=0.0)
     search.wait(120)
     assert search.state == "COMPLETED", search.message
     return search

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import cloudpickle
-import pytest
 
 from hpnb.core.store import ResultRow, Store
 from tests.jupyter.server import objectives
@@ -91,17 +89,6 @@ def write_sample_store(path: Path) -> SampleStore:
         for trial_id in range(2, 4):
             _write_trial(store, live.id, trial_id, 2, "RUNNING")
     return SampleStore(path, FINISHED, RUNNING, finished_trials=6, failed_trials=1, running_trials=2)
-
-
-@pytest.fixture(scope="session")
-def dask_client() -> Iterator[Any]:
-    """hpnb's own local cluster: 2 single-threaded worker processes."""
-    from hpnb.cluster.connect import local_client, shutdown_local
-    from hpnb.core.spec.resources import Resources
-
-    client = local_client(Resources(workers=2))
-    yield client
-    shutdown_local()
 
 
 def start_search(path: Path, client: Any, name: str, trials: int, steps: int, pause: float) -> Any:
