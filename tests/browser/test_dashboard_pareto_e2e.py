@@ -78,10 +78,14 @@ def _stored(lab_server):
         return store.trials(store.experiment(EXPERIMENT).id)
 
 
-def _pareto_plot(page, log) -> dict:
-    wait_until(page, log, f"() => {{ const d = ({PARETO_TRACES})(); "
-               "return !!d && d.traces['Pareto front'] && d.traces['Pareto front'].x.length > 0; }",
-               what="the Pareto front plot")
+def _pareto_plot(page, log, points: int) -> dict:
+    """The Pareto plot's traces once it shows all ``points`` ranked trials (it redraws a moment
+    after the header)."""
+    count = "(name) => (d.traces[name] ? d.traces[name].x.length : 0)"
+    wait_until(page, log, f"() => {{ const d = ({PARETO_TRACES})(); const n = {count}; "
+               f"return !!d && n('Pareto front') > 0 "
+               f"&& n('Pareto front') + n('other ranks') === {points}; }}",
+               what=f"the Pareto front plot of {points} trials")
     return page.evaluate(PARETO_TRACES)
 
 
@@ -116,7 +120,7 @@ def test_the_pareto_view_table_and_copied_trial_of_a_two_objective_search(pareto
     # The Pareto front is the first plot: the front's points and the line through them.
     options = dashboard.locator(".hpnb-plot-selector .widget-toggle-button").all_text_contents()
     assert options[:3] == ["Pareto front", "History", "Curves"]
-    drawn = _pareto_plot(page, log)
+    drawn = _pareto_plot(page, log, len(ranks))
     points = drawn["traces"]["Pareto front"]
     assert sorted(points["ids"]) == sorted(t.trial_id for t in front)
     assert sorted(points["x"]) == sorted(t.metrics["val_loss"] for t in front)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import cloudpickle
 import pytest
@@ -172,7 +173,7 @@ def test_a_store_that_cannot_be_written_fails_before_anything_starts(store, dask
 
 
 @pytest.fixture(scope="module")
-def remote_client(s3_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+def remote_cluster(s3_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """Two worker processes that share no folder with the driver: their temp folder is their own,
     and they reach checkpoints only through the S3 server."""
     from distributed import Client, LocalCluster
@@ -186,6 +187,14 @@ def remote_client(s3_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
     yield client
     client.close()
     cluster.close()
+
+
+@pytest.fixture
+def remote_client(remote_cluster: Any) -> Any:
+    """The two workers' client, once both are up (a test before may have killed one: its nanny
+    starts it again)."""
+    remote_cluster.wait_for_workers(2, timeout=60)
+    return remote_cluster
 
 
 def _block_local_checkpoints(store) -> None:
