@@ -121,11 +121,13 @@ def _open(browser, server: Server, name: str, width: int) -> tuple[object, objec
     return context, page, log
 
 
-def _other_running(page, trial: int) -> int:
-    """Another trial than ``trial`` that the table shows running."""
-    ids = page.locator(".hpnb-table tbody tr", has_text="RUNNING").evaluate_all(
-        "rows => rows.map(row => Number(row.dataset.trial))")
-    return next(i for i in ids if i != trial)
+def _other_running(page, log: PageLog, trial: int) -> int:
+    """Another trial than ``trial`` that the table shows running (once the second worker runs one)."""
+    ids = wait_until(page, log, "() => { const ids = [...document.querySelectorAll('.hpnb-table tbody tr')]"
+                     ".filter(row => row.innerText.includes('RUNNING')).map(row => Number(row.dataset.trial))"
+                     f".filter(id => id !== {trial}); return ids.length ? ids : null; }}",
+                     what=f"a running trial other than {trial}")
+    return int(ids[0])
 
 
 def _trials(home: Path, name: str) -> dict[int, str]:
@@ -196,7 +198,7 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         assert page.evaluate(f"() => {waiting}"), "the log came only after the cell ended"
         # every later click too: the front end sends a widget's next change only once the kernel
         # said it handled the last one, which a waiting cell must say as an idle kernel does
-        for other in (_other_running(page, trial), trial):
+        for other in (_other_running(page, log, trial), trial):
             dashboard.locator(f'.hpnb-table tbody tr[data-trial="{other}"]').click()
             shown = ("[...document.querySelectorAll('.widget-html')]"
                      f".some(n => /trial {other} \\W+ RUNNING/.test(n.innerText))")

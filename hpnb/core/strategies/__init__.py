@@ -1,4 +1,4 @@
-"""Search strategies, one per module, looked up by the name a spec uses.
+"""Search strategies, one per module (the names a spec uses: ``hpnb.core.named_classes``).
 
 Example:
     >>> strategy_class("random").name
@@ -7,36 +7,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from hpnb.core.named_classes import STRATEGIES, strategy_class
 
-from hpnb.core.lazy_classes import lazy_class
-
-if TYPE_CHECKING:
-    from hpnb.core.strategies.base import Strategy
-
-#: strategy name -> "module:Class" below hpnb.core.strategies (imported on first use).
-STRATEGIES: dict[str, str] = {
-    "fixed": "fixed:FixedStrategy",
-    "grid": "grid:GridStrategy",
-    "range": "range:RangeStrategy",
-    "random": "random:RandomStrategy",
-    "sobol": "sobol:SobolStrategy",
-    "tpe": "tpe:TPEStrategy",
-    "cmaes": "cmaes:CMAESStrategy",
-    "de": "de:DifferentialEvolutionStrategy",
-    "pbt": "pbt:PopulationBasedTraining",
-    "nsga2": "nsga2:NSGA2Strategy",
-    "gp": "gp:GPStrategy",
-    "auto": "auto:AutoStrategy",
-    "bohb": "bohb:BOHBStrategy",
-    "dehb": "dehb:DEHBStrategy",
-}
-
-
-def strategy_class(name: str) -> type[Strategy]:
-    """The class implementing strategy ``name`` (a KeyError for unknown names)."""
-    found: type[Strategy] = lazy_class("hpnb.core.strategies", STRATEGIES, name)
-    return found
+__all__ = ["STRATEGIES", "multi_objective_strategies", "strategy_class"]
 
 
 def multi_objective_strategies() -> tuple[str, ...]:
