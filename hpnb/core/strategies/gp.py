@@ -46,23 +46,22 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from hpnb.core.constraints import MISSING_VIOLATION
 from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
-from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise
 from hpnb.core.strategies.gp_encoding import Encoding
-from hpnb.core.strategies.gp_feasibility import FeasibilityModel
-from hpnb.core.strategies.gp_model import NOISY_PRIOR, PRIOR_NOISE, GaussianProcess, Hyper, fit
 from hpnb.core.strategies.gp_repeats import DEFAULT_EVERY, repeat_due, to_repeat
-from hpnb.core.strategies.sobol import draw, scrambled_engine
 from hpnb.core.trial import Suggestion, TrialState
+
+if TYPE_CHECKING:  # the model's modules import scipy: only a suggestion from the model loads them,
+    # so that checking a spec (the default strategy, auto, builds a gp) stays quick in a cold cell
+    from hpnb.core.strategies.gp_model import GaussianProcess, Hyper
 
 DEFAULT_STARTUP, MIN_STARTUP = 10, 3
 #: beyond this budget or this many categorical values in all, the process is a poor fit: a warning.
@@ -100,8 +99,7 @@ class GPStrategy(Strategy):
         self.repeat_every = check_int("repeat_every", options.get("repeat_every", DEFAULT_EVERY), 2)
         self.encoding = Encoding(space)
         _warn_if_impractical(budget, int(self.encoding.sizes.sum()))
-        self._design = draw(scrambled_engine("lhs", max(space.dimension, 1), self.resolved_seed),
-                            self.n_startup)[:, : space.dimension]
+        self._design: np.ndarray | None = None  # the start's Latin hypercube, drawn when first needed
         self._suggested = 0
         self._pending: dict[int, dict[str, Any]] = {}
         #: finished trials: configuration and loss (None: failed).
@@ -122,6 +120,8 @@ class GPStrategy(Strategy):
         elif (repeat := self._repeat(trial_id)) is not None:
             params, info = repeat
         else:
+            from threadpoolctl import threadpool_limits
+
             with threadpool_limits(1):  # small matrices: threads only contend on a busy machine
                 params = self._model_point(np.random.default_rng([self.resolved_seed, int(trial_id)]))
             info = {"gp": "model"}
@@ -152,6 +152,11 @@ class GPStrategy(Strategy):
 
     def _startup_point(self, trial_id: int) -> np.ndarray:
         if self._suggested < self.n_startup:
+            if self._design is None:
+                from hpnb.core.strategies.sobol import draw, scrambled_engine
+
+                engine = scrambled_engine("lhs", max(self.space.dimension, 1), self.resolved_seed)
+                self._design = draw(engine, self.n_startup)[:, : self.space.dimension]
             return self._design[self._suggested]
         return np.random.default_rng([self.resolved_seed, int(trial_id)]).random(self.space.dimension)
 
@@ -165,6 +170,9 @@ class GPStrategy(Strategy):
                 for tid, (params, loss) in self._results.items()]
 
     def _model_point(self, rng: np.random.Generator) -> dict[str, Any]:
+        from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise
+        from hpnb.core.strategies.gp_feasibility import FeasibilityModel
+
         ids, configs, losses = self._training_set()
         x, c = self.encoding.encode(configs)
         y = np.asarray(losses, dtype=float)
@@ -207,6 +215,8 @@ class GPStrategy(Strategy):
         return [tid for tid, _, _ in rows], [p for _, p, _ in rows], [loss for _, _, loss in rows]
 
     def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray) -> GaussianProcess:
+        from hpnb.core.strategies.gp_model import NOISY_PRIOR, PRIOR_NOISE, GaussianProcess, fit
+
         n = len(y)
         if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at:
             gp = fit(x, c, y, start=self._hyper, noise_prior=NOISY_PRIOR if self._noisy() else PRIOR_NOISE)
@@ -248,8 +258,7 @@ class GPStrategy(Strategy):
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if int(state.get("seed", self.resolved_seed)) != self.resolved_seed:
             self.resolved_seed = int(state["seed"])
-            self._design = draw(scrambled_engine("lhs", max(self.space.dimension, 1), self.resolved_seed),
-                                self.n_startup)[:, : self.space.dimension]
+            self._design = None
         self._suggested = int(state["suggested"])
 
     def rebuild(self, history: Sequence[TrialHistory]) -> None:
