@@ -37,9 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import fsspec
-from fsspec.implementations.local import LocalFileSystem
-
 from hpnb.core.errors import HpnbError
 
 #: the file a checkpoint's manifest is kept in; written last.
@@ -144,6 +141,10 @@ class CheckpointStore:
     """Reads, writes, copies and deletes checkpoints of one search (see the module's layout)."""
 
     def __init__(self, location: CheckpointLocation) -> None:
+        # fsspec only here: ``import hpnb`` (every trial, ``hpnb check``) does not pay for it
+        import fsspec
+        from fsspec.implementations.local import LocalFileSystem
+
         self.location = location
         self.fs, root = fsspec.core.url_to_fs(location.url)
         self.root = root.rstrip("/")

@@ -100,16 +100,3 @@ def test_resumed_after_the_switch_it_goes_on_with_tpe(monkeypatch: pytest.Monkey
     suggestion = resumed.suggest(20)
     assert suggestion is not None and suggestion.info["auto"] == "tpe" and "event" not in suggestion.info
 
-
-def test_checking_a_spec_that_runs_auto_loads_no_model_library() -> None:
-    """A cold ``%%hpsearch`` cell checks its spec before it returns: the check builds auto's
-    Gaussian process, which must not import scipy (about a second) until it draws a point."""
-    import subprocess
-    import sys
-
-    script = ("import sys\nfrom hpnb.core.spec import parse_spec\n"
-              "spec = parse_spec({'metric': 'loss', 'trials': 40,\n"
-              "                   'parameters': {'x': {'min': 0.0, 'max': 1.0}}})\n"
-              "print(spec.strategy.name, sorted(m for m in ('scipy', 'optuna') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["auto", "[]"]
