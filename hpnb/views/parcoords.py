@@ -56,18 +56,6 @@ class ParallelCoordinates:
     color_ticks: list[float] | None = None
 
 
-def objective_spans(ranking: SearchRanking) -> dict[str, tuple[float, float]]:
-    """``{objective: (lowest, highest)}`` over every trial ``ranking`` scored, so that the axes do
-    not depend on which trials the sample drew."""
-    spans: dict[str, tuple[float, float]] = {}
-    for trial in ranking.scored:
-        scores = trial_scores(trial, ranking.objectives) or ()
-        for objective, value in zip(ranking.objectives, scores, strict=True):
-            low, high = spans.get(objective.name, (value, value))
-            spans[objective.name] = (min(low, value), max(high, value))
-    return spans
-
-
 def parallel_coordinates(space: SearchSpace | None, trials: Sequence[TrialRecord], metric: str,
                          ranking: Ranking | SearchRanking) -> ParallelCoordinates:
     """One line per trial of ``trials`` with every score, in trial order; fixed parameters get
@@ -82,7 +70,7 @@ def parallel_coordinates(space: SearchSpace | None, trials: Sequence[TrialRecord
     scored = sorted((t for t in order.scored if t.trial_id in drawn), key=lambda t: t.trial_id)
     scores = [trial_scores(t, order.objectives) or () for t in scored]
     axes = parameter_axes(space, scored)
-    spans = objective_spans(order)
+    spans = order.spans
     ids = [t.trial_id for t in scored]
     if not order.several:
         objective = order.objectives[0]

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from hpnb.core.constraints import Constraint, feasibility, is_feasible
@@ -76,6 +77,18 @@ class SearchRanking:
         """The trials with every score, best first."""
         return self.order[: len(self.positions)]
 
+    @cached_property
+    def spans(self) -> dict[str, tuple[float, float]]:
+        """``{objective: (lowest, highest)}`` over every scored trial (the parallel coordinates'
+        axes, whichever trials their sample draws), computed once per ranking."""
+        spans: dict[str, tuple[float, float]] = {}
+        for trial in self.scored:
+            scores = trial_scores(trial, self.objectives) or ()
+            for objective, value in zip(self.objectives, scores, strict=True):
+                low, high = spans.get(objective.name, (value, value))
+                spans[objective.name] = (min(low, value), max(high, value))
+        return spans
+
     def values(self, trial: TrialRecord) -> dict[str, float | None]:
         """``{objective: value}`` as the leaderboard shows it: one objective, its score; several,
         each objective's latest finite value (none for a failed trial)."""
@@ -117,16 +130,23 @@ def rank_trials(trials: Sequence[TrialRecord], objectives: Sequence[Objective],
     return SearchRanking(objectives, order, positions, pareto, tuple(constraints), ties)
 
 
+#: the states whose score may still change (a set of the stored strings: the leaderboard asks per trial).
+_PARTIAL_STATES = frozenset(s.value for s in TrialState if s.is_under_way or s == TrialState.PAUSED)
+
+
 def is_partial(trial: TrialRecord) -> bool:
     """Whether the trial's score may still change (it runs, waits or is paused)."""
-    return TrialState(trial.state).is_under_way or trial.state == TrialState.PAUSED.value
+    return trial.state in _PARTIAL_STATES
 
 
 def finished_first(ordered: Sequence[TrialRecord]) -> list[TrialRecord]:
     """``ordered`` with the scores of finished trials first, then partial scores, then no score."""
-    scored = [t for t in ordered if trial_score(t) is not None]
-    done = [t for t in scored if not is_partial(t)]
-    return done + [t for t in scored if is_partial(t)] + [t for t in ordered if trial_score(t) is None]
+    done: list[TrialRecord] = []
+    partial: list[TrialRecord] = []
+    unscored: list[TrialRecord] = []
+    for trial in ordered:
+        (unscored if trial_score(trial) is None else partial if is_partial(trial) else done).append(trial)
+    return done + partial + unscored
 
 
 def tied_positions(order: Sequence[TrialRecord],

@@ -32,6 +32,8 @@ export class TrialLogPanel {
     const heading = element('h3', '', `Trial ${trialId}`);
     const paramsLine = element('div', 'hpnb-trial-params', params ? formatParams(params) : '');
     this.node.replaceChildren(heading, paramsLine, element('div', 'hpnb-log-status', 'Loading its output…'));
+    // asked beside the log: a store without artifacts to show answers with an error, and the log is all there is
+    const artifacts = this.client.trialArtifacts(this.experimentName, trialId).catch((): IArtifact[] => []);
     let log: ITrialLog;
     try {
       log = await this.client.trialLog(this.experimentName, trialId);
@@ -59,17 +61,11 @@ export class TrialLogPanel {
       parts.push(block('stderr', log.stderr, 'hpnb-log-stderr'));
     }
     this.node.replaceChildren(...parts);
-    await this.showArtifacts(trialId);
+    this.showArtifacts(trialId, await artifacts);
   }
 
   /** Adds the trial's artifacts under its log: a download link each, images shown. */
-  private async showArtifacts(trialId: number): Promise<void> {
-    let artifacts: IArtifact[];
-    try {
-      artifacts = await this.client.trialArtifacts(this.experimentName, trialId);
-    } catch {
-      return; // a store without artifacts to show: the log is all there is
-    }
+  private showArtifacts(trialId: number, artifacts: IArtifact[]): void {
     if (this.shown !== trialId || artifacts.length === 0) {
       return;
     }

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from hpnb.core.store import Store
+from hpnb.core.summary import summarize
 from hpnb.jupyter.dashboard.model import DashboardModel
 from hpnb.jupyter.dashboard.widgets import counts_html
 from hpnb.jupyter.server.views import experiment_json
@@ -37,7 +38,8 @@ def _shown(path: Path, experiment_id: int) -> tuple[str, Any]:
         model.close()
     with Store(path, readonly=True) as store:
         record = store.experiment("s")
-        body = experiment_json(record, store.trials(record.id), store.last_event(record.id, "slots"))
+        body = experiment_json(record, summarize(record, store.trials(record.id), time.time()),
+                               store.last_event(record.id, "slots"))
     return counts, body["limited_by"]
 
 

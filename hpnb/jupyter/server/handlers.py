@@ -46,7 +46,7 @@ from hpnb.core.store import (
 )
 from hpnb.core.trial import ExperimentState
 from hpnb.core.trial_log import read_trial_log
-from hpnb.jupyter.server.trials_cache import search_ranking, trials_of
+from hpnb.jupyter.server.trials_cache import search_ranking, search_summary, trials_of
 from hpnb.jupyter.server.views import experiment_json, result_json, search_state, trial_json
 
 T = TypeVar("T")
@@ -130,7 +130,7 @@ class ExperimentsHandler(HpnbHandler):
     async def get(self) -> None:
         def work(store: Store) -> list[dict[str, Any]]:
             # the list is polled: each search's front is left out (its size stays), the view reads it
-            return [{key: value for key, value in experiment_json(e, trials_of(store, e)).items()
+            return [{key: value for key, value in experiment_json(e, search_summary(store, e)).items()
                      if key != "front"} for e in store.experiments()]
 
         self.write_json({"experiments": await self.in_store(work)})
@@ -138,7 +138,7 @@ class ExperimentsHandler(HpnbHandler):
 
 class ExperimentHandler(SearchRoute):
     def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
-        shown = experiment_json(record, trials_of(store, record), store.last_event(record.id, "slots"))
+        shown = experiment_json(record, search_summary(store, record), store.last_event(record.id, "slots"))
         return {**shown, "spec": record.spec}
 
 

@@ -13,12 +13,13 @@ Example:
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from hpnb.core.constraints import record_constraints
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
-from hpnb.core.summary import record_objectives
+from hpnb.core.summary import SearchSummary, record_objectives, summarize
 from hpnb.jupyter.server.views import search_state
 from hpnb.views.ranking import SearchRanking, rank_trials
 
@@ -75,3 +76,13 @@ def search_ranking(store_path: object, record: ExperimentRecord, trials: list[Tr
     return kept_with_trials(store_path, record, trials, "ranking",
                             lambda kept: rank_trials(kept, record_objectives(record),
                                                                      record_constraints(record)))
+
+
+def search_summary(store: Store, record: ExperimentRecord) -> SearchSummary:
+    """The summary of ``record`` now; that of a search no driver works on is kept with its trials
+    (it no longer changes with time), so that the sidebar's polls do not recompute its best."""
+    trials = trials_of(store, record)
+    if search_state(record).is_active:
+        return summarize(record, trials, time.time())
+    return kept_with_trials(store.path, record, trials, "summary",
+                            lambda kept: summarize(record, kept, time.time()))

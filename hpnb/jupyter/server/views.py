@@ -15,8 +15,8 @@ from typing import Any
 from hpnb.core.store import ExperimentRecord, ResultRow, TrialRecord
 from hpnb.core.summary import (
     ExperimentState,
+    SearchSummary,
     experiment_state,
-    summarize,
     trial_score,
     trial_state,
     with_limit,
@@ -30,13 +30,12 @@ def _number(value: float | None) -> float | None:
     return value
 
 
-def experiment_json(record: ExperimentRecord, trials: list[TrialRecord],
+def experiment_json(record: ExperimentRecord, summary: SearchSummary,
                     slots: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One experiment as :func:`hpnb.core.summary.summarize` tells it (state, progress, best
+    """One experiment as its :func:`hpnb.core.summary.summarize` tells it (state, progress, best
     trial, whether it is active or resumable), as the sidebar shows it; with the driver's latest
     ``slots`` event, what limits its running count (``limited_by``)."""
-    summary = with_limit(summarize(record, trials, time.time()), slots)
-    return {**summary.to_json(), "stop_requested": record.stop_requested}
+    return {**with_limit(summary, slots).to_json(), "stop_requested": record.stop_requested}
 
 
 def search_state(record: ExperimentRecord) -> ExperimentState:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import hpnb
 from hpnb.cli import main as cli_main
 from hpnb.core.store import Store
-from hpnb.core.summary import STALE_AFTER
+from hpnb.core.summary import STALE_AFTER, summarize
 from hpnb.jupyter.dashboard import data as dashboard_data
 from hpnb.jupyter.server.views import experiment_json
 from tests.jupyter.server.killed_driver import kill_driver, listed_state, start_driver
@@ -63,7 +63,7 @@ def test_every_front_end_names_the_same_state_and_best_trial(tmp_path, capsys, s
     with Store(path, readonly=True) as store:
         record = store.experiment("s")
         stored_trials = store.trials(record.id)
-    rest = experiment_json(record, stored_trials)
+    rest = experiment_json(record, summarize(record, stored_trials, time.time()))
     header = dashboard_data.header(record, stored_trials, time.time())
 
     def named(body: dict) -> tuple[str, int | None]:
@@ -90,5 +90,5 @@ def test_a_killed_driver_reads_interrupted_from_another_process(tmp_path):
     assert hpnb.load("killed", store=path).state == "INTERRUPTED"
     with Store(path, readonly=True) as store:
         record = store.experiment("killed")
-        body = experiment_json(record, store.trials(record.id))
+        body = experiment_json(record, summarize(record, store.trials(record.id), time.time()))
     assert body["state"] == "INTERRUPTED" and body["resumable"] and body["running"] == 0
