@@ -144,6 +144,16 @@ class ParcoordsView:
         return len(self.trace["ids"])
 
 
+def selected_line_view(space: SearchSpace | None, trials: Sequence[TrialRecord], metric: str,
+                       ranking: SearchRanking, selected: int) -> ParcoordsView:
+    """The line of trial ``selected`` alone, on the axes of the search (its space's parameters and
+    the objectives' spans over every trial): what a view that drew the parallel coordinates without
+    it adds over its lines when the axes are the same. No line when the trial has no score."""
+    trial = [t for t in trials if t.trial_id == selected]
+    coords = parallel_coordinates(space, trial, metric, ranking)
+    return ParcoordsView(parcoords_trace(coords, selected), len(ranking.scored), 0, 0)
+
+
 def parcoords_view(space: SearchSpace | None, trials: Sequence[TrialRecord], metric: str,
                    ranking: Ranking | SearchRanking, selected: int | None = None,
                    best: int = PARCOORDS_BEST, sample: int = PARCOORDS_SAMPLE) -> ParcoordsView:

@@ -279,8 +279,8 @@ export class HpnbClient {
   }
 
   /** The trials parallel coordinates draw. */
-  async parcoords(name: string, trial?: number): Promise<IParcoordsData> {
-    return this.json<IParcoordsData>(viewUrl(name, 'parcoords', { trial }));
+  async parcoords(name: string, trial?: number, lines: 'all' | 'selected' = 'all'): Promise<IParcoordsData> {
+    return this.json<IParcoordsData>(viewUrl(name, 'parcoords', { trial, lines: lines === 'all' ? undefined : lines }));
   }
 
   /** Parameter importance (fanova or ped-anova). */

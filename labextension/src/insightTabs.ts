@@ -237,10 +237,11 @@ export class InsightTabs {
   private async selectLine(selected: number | null): Promise<void> {
     this.selectedLine = selectedLineOf(this.drawnTrace, selected);
     if (selected !== null && !this.selectedLine && this.drawnTrace) {
-      const data = await this.client.parcoords(this.experimentName, selected);
-      const line = selectedLineOf(data.trace, selected);
+      // its line alone first (a small answer); the lines again only when its axes differ
+      const alone = await this.client.parcoords(this.experimentName, selected, 'selected');
+      const line = selectedLineOf(alone.trace, selected);
       if (!line || !sameAxes(this.drawnTrace.dimensions, line.dimensions)) {
-        this.parcoords = data;
+        this.parcoords = await this.client.parcoords(this.experimentName, selected);
         await this.drawParcoords();
         return;
       }

@@ -38,7 +38,7 @@ from hpnb.jupyter.server.handlers import MAX_PAGE, MAX_POSITION, HpnbHandler, Se
 from hpnb.jupyter.server.trials_cache import kept_with_trials, search_ranking, trials_of
 from hpnb.jupyter.server.views import search_state, trial_json
 from hpnb.views.columns import sort_key_names, sorted_trials, trial_duration
-from hpnb.views.parcoords import parcoords_view
+from hpnb.views.parcoords import parcoords_view, selected_line_view
 from hpnb.views.sampling import curve_trials, parcoords_sample
 
 #: the history sends every trial that set a new best and an even sample of the others, this many at most.
@@ -124,15 +124,22 @@ class CurvesHandler(InsightHandler):
 class ParcoordsHandler(InsightHandler):
     """The finished parallel coordinates (:func:`hpnb.views.parcoords.parcoords_view`: the best
     1,000 trials, a sample of the rest and the selected ``trial``), which the Lab only draws;
-    ``trace`` is null while no trial has every score."""
+    ``trace`` is null while no trial has every score. ``lines=selected``: the selected trial's line
+    alone on the same axes, which the Lab draws over the lines it has when they match."""
 
     def read_arguments(self) -> None:
         self.selected = self.selected_trial()
+        self.lines = self.choice_argument("lines", "all", ("all", "selected"))
+        if self.lines == "selected" and self.selected is None:
+            raise web.HTTPError(400, "lines: selected needs a trial")
 
     def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
         trials = trials_of(store, record)
         ranking = search_ranking(store.path, record, trials)
-        view = parcoords_view(stored_space(record), trials, record.metric, ranking, self.selected)
+        if self.lines == "selected" and self.selected is not None:
+            view = selected_line_view(stored_space(record), trials, record.metric, ranking, self.selected)
+        else:
+            view = parcoords_view(stored_space(record), trials, record.metric, ranking, self.selected)
         return {"metric": record.metric, "mode": record.mode, "objectives": ranking.objectives_json(),
                 "trace": view.trace if view.lines else None, "scored": view.scored, "best": view.best,
                 "sampled": view.sampled}

@@ -108,6 +108,21 @@ async def test_parallel_coordinates_send_the_finished_trace_of_the_scored_trials
     assert marked["selected"] == {"trial": worst, "index": index}
     assert marked["line"]["color"][index] == 0.0  # the worst darkest, whatever the mode
 
+    # its line alone, on the same axes (what the Lab adds over the lines it drew without it)
+    alone = (await get_json(jp_fetch, searches.tuned, "parcoords", trial=worst, lines="selected"))["trace"]
+    assert alone["ids"] == [worst] and alone["selected"] == {"trial": worst, "index": 0}
+    for full, own in zip(trace["dimensions"], alone["dimensions"], strict=True):
+        assert (own["label"], own["range"], own.get("tickvals")) == (full["label"], full["range"],
+                                                                     full.get("tickvals"))
+        assert own["values"] == [full["values"][trace["ids"].index(worst)]]
+
+
+async def test_parallel_coordinates_refuse_a_bad_choice_of_lines(jp_fetch, searches):
+    code, body = await error_of(jp_fetch, searches.tuned, "parcoords", params={"lines": "selected"})
+    assert code == 400 and "needs a trial" in body["message"]
+    code, body = await error_of(jp_fetch, searches.tuned, "parcoords", params={"lines": "some", "trial": "1"})
+    assert code == 400 and "'some'" in body["message"] and "selected" in body["message"]
+
 
 async def test_importance_ranks_the_parameter_the_loss_depends_on_first(jp_fetch, searches):
     for evaluator in ("fanova", "ped-anova"):
