@@ -215,12 +215,14 @@ def test_live_dashboard_of_an_hpsearch_cell_streams_and_stops(
     page, log = dashboard_page
     run_all_cells(page, log)
     dashboard = page.locator(".jp-Notebook .jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
-    wait_until(page, log, f"() => {{ const p = ({PROGRESS})(); return p && p[0] > 0; }}",
+    # the count and the bar are two widgets, updated by two messages: read them once they agree
+    agree = "Math.abs(p[2] - 100 * p[0] / p[1]) < 0.5"
+    wait_until(page, log, f"() => {{ const p = ({PROGRESS})(); return p && p[0] > 0 && {agree}; }}",
                what="the first finished trial in the dashboard")
     done, budget, width = progress(page)
     assert budget == TRIALS and width > 0
-    wait_until(page, log, f"(n) => {{ const p = ({PROGRESS})(); return p && p[0] > n; }}", arg=done,
-               what="the progress to advance")
+    wait_until(page, log, f"(n) => {{ const p = ({PROGRESS})(); return p && p[0] > n && {agree}; }}",
+               arg=done, what="the progress to advance")
     later_done, _, later_width = progress(page)
     assert done < later_done < TRIALS and width < later_width < 100
 
