@@ -145,7 +145,9 @@ def dashboard_page(browser, lab_server) -> Iterator[tuple[object, PageLog]]:
         yield opened
 
 
-STARTED = "() => /\\[(\\*|1)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)"
+#: the first cell runs or ran (its count is 2 or more when a Run All sent while the kernel connected
+#: went through after all, before the one sent again)
+STARTED = "() => /\\[(\\*|\\d+)\\]/.test(document.querySelector('.jp-InputPrompt').innerText)"
 #: the index of the first cell that has not run nor waits to (-1 when every cell has)
 NOT_RUN = ("() => [...document.querySelectorAll('.jp-Notebook .jp-Cell .jp-InputPrompt')]"
            ".findIndex(prompt => !/\\[(\\*|\\d+)\\]/.test(prompt.innerText))")

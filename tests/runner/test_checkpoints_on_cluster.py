@@ -26,6 +26,7 @@ from hpnb.jupyter.dashboard import trial_artifacts
 from hpnb.runner.checkpoint_refs import CheckpointRefs
 from hpnb.runner.checkpoint_store import CheckpointStoreError
 from tests.runner import checkpointing_objectives, objectives, resumable
+from tests.waiting import wait_until
 
 cloudpickle.register_pickle_by_value(checkpointing_objectives)
 cloudpickle.register_pickle_by_value(resumable)
@@ -112,6 +113,8 @@ def _interrupted(store, client, name: str, **options):
                          strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
                          **options).wait(60)
     assert search.state == "FAILED" and "the driver dies" in search.message
+    # its trial goes on writing checkpoints until its next report finds no driver: wait for its end
+    wait_until(lambda: not any(client.processing().values()), message="the dead driver's trial to end")
     return search, store.trial(search.experiment_id, 0)
 
 
