@@ -10,7 +10,6 @@ fixtures below is marked here, so that none slips into the fast tier unmarked.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -24,21 +23,10 @@ STARTING_FIXTURES = frozenset({
 })  # fmt: skip
 
 
-#: the folder whose tests run one file after another in one process under ``pytest -n N``: each
-#: starts JupyterLab and Chromium, and two of them at once on CI's two cores only wait on each other.
-ONE_AT_A_TIME = Path(__file__).parent / "browser"
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    grouped = config.pluginmanager.hasplugin("xdist")  # `pytest -n N --dist loadgroup` (CI) reads the groups
     for item in items:
         if STARTING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-        if grouped:  # a file's tests stay in one process (they share its fixtures); the browser's together
-            path = Path(str(item.path))
-            group = "browser" if ONE_AT_A_TIME in path.parents else item.nodeid.split("::")[0]
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
