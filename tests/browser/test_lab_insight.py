@@ -128,13 +128,16 @@ def test_slices_and_contour_draw_each_parameter_on_its_own_kind_of_axis(lab_page
     assert labels == ["adam", "sgd", "rmsprop"]
     save_screenshot(page, "lab-slices")
 
+    # the importance the contour's axes follow, from its own tab
+    open_tab(view, "importance")
+    importance = page.wait_for_function(
+        "s => { const d = document.querySelector(s)._fullData; return d && d.length && d[0].y; }",
+        arg=f"#hpnb-experiment-{searches.tuned} .hpnb-importance",
+    ).json_value()
     open_tab(view, "contour")
     view.locator(".hpnb-contour .contourlayer").first.wait_for(state="attached")
     drawn = plot_data(page, f"#hpnb-experiment-{searches.tuned} .hpnb-contour")
     assert drawn["types"] == ["contour", "scatter"]
-    importance = page.evaluate(
-        "s => document.querySelector(s)._fullData[0].y", f"#hpnb-experiment-{searches.tuned} .hpnb-importance"
-    )
     two_most = list(reversed(importance))[:2]
     assert [drawn["xaxis"]["title"], drawn["yaxis"]["title"]] == [f"{two_most[0]} (log)", two_most[1]]
     save_screenshot(page, "lab-contour")
