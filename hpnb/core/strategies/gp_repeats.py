@@ -22,6 +22,9 @@ from hpnb.core.repeats import config_key, group_runs, ranked_runs
 MAX_RUNS = 5
 #: a repeat every this many suggestions after the start-up design, unless ``repeat_every`` is given.
 DEFAULT_EVERY = 10
+#: the share of the budget, at its end, spent on runs of the best configurations (``final_repeats``):
+#: the search ends by telling its best few apart rather than by trusting one lucky result.
+DEFAULT_FINAL = 0.1
 
 Results = Mapping[int, tuple[Mapping[str, Any], float | None]]
 

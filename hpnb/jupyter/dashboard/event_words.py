@@ -69,7 +69,8 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "abandoned": lambda d: f"trial {d.get('trial')} was given up (attempt {d.get('attempt')})",
     "checkpoint_failed": lambda d: f"trial {d.get('trial')}: its checkpoint at step {d.get('step')} failed",
     "strategy_switched": _switched,
-    "repeat": lambda d: f"trial {d.get('trial')} runs trial {d.get('of')}'s configuration again (noise)",
+    "repeat": lambda d: (f"trial {d.get('trial')} runs trial {d.get('of')}'s configuration again "
+                         + ("to measure the noise" if d.get("probe") else "(noise)")),
     "scale_failed": lambda d: f"the cluster could not grow to {d.get('parallel')}: {d.get('error')}",
     "constraint_never_reported": lambda d: f"trial {d.get('trial')} {d.get('reason')}",
     "strategy_model": lambda d: (f"{d.get('strategy')} proposes from its model from trial {d.get('trial')} "

@@ -24,11 +24,16 @@ def test_noise_true_is_read_kept_and_given_to_gp_and_auto() -> None:
     assert isinstance(auto, AutoStrategy) and "noisy" in auto.choice.reason
 
 
-def test_a_strategy_that_does_not_model_noise_ignores_it_and_the_default_is_false() -> None:
+def test_a_strategy_that_does_not_model_noise_ignores_it_and_absent_means_found_out() -> None:
     assert make_strategy(parse_spec(BASE + "strategy: tpe\nnoise: true\n"), 20).name == "tpe"
     spec = parse_spec(BASE)
-    assert not spec.noise and "noise" not in spec.to_dict()
-    assert not make_strategy(parse_spec(BASE + "strategy: gp\n"), 20).noise  # type: ignore[attr-defined]
+    assert spec.noise is None and "noise" not in spec.to_dict()
+    assert make_strategy(parse_spec(BASE + "strategy: gp\n"), 20).noise is None  # type: ignore[attr-defined]
+    quiet = parse_spec(BASE + "strategy: gp\nnoise: false\n")
+    assert quiet.to_dict()["noise"] is False and parse_spec(quiet.to_dict()) == quiet
+    assert make_strategy(quiet, 20).noise is False  # type: ignore[attr-defined]
+    auto = make_strategy(parse_spec(BASE + "noise: false\n"), 20)
+    assert isinstance(auto, AutoStrategy) and auto.inner.noise is False  # type: ignore[attr-defined]
 
 
 def test_noise_that_is_not_a_boolean_is_one_clear_error_with_its_line() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any, ClassVar
 
 import pytest
 
@@ -18,6 +19,8 @@ from hpnb.testing.conditional_space import conditional_space
 class TestAutoSuite(StrategySuite):
     strategy = "auto"
     optimises = True
+    # the suite checks that a resumed search runs no configuration twice: no noise probe here
+    strategy_options: ClassVar[dict[str, Any]] = {"noise": False}
 
 
 def _floats(n: int) -> SearchSpace:
@@ -76,8 +79,9 @@ def test_a_long_search_switches_to_tpe_once_and_says_so(monkeypatch: pytest.Monk
     infos = _run(auto, 0, 30)
     assert [i["auto"] for i in infos] == ["gp"] * 15 + ["tpe"] * 15
     events = [(tid, i["event"]) for tid, i in enumerate(infos) if "event" in i]
-    assert events == [(15, {"kind": SWITCHED, "from": "gp", "to": "tpe", "trial": 15,
-                            "reason": "gp ran 15 trials; tpe learns them and goes on"})]
+    probe = {"kind": "repeat", "trial": 12, "of": events[0][1]["of"], "probe": True}  # the noise unknown
+    assert events == [(12, probe), (15, {"kind": SWITCHED, "from": "gp", "to": "tpe", "trial": 15,
+                                         "reason": "gp ran 15 trials; tpe learns them and goes on"})]
     assert auto.state_dict()["choice"] == "tpe"
     # TPE took over what the Gaussian process learnt: its suggestions stay near the optimum
     late = [abs(float(i.get("optuna_number", 0))) for i in infos[15:]]

@@ -19,8 +19,10 @@ from hpnb.testing import StrategySuite
 class TestGPSuite(StrategySuite):
     strategy = "gp"
     optimises = True
-    # the model's window: the suite's 500-trial state check then takes seconds, not a minute
-    strategy_options: ClassVar[dict[str, Any]] = {"max_points": 100}
+    # the model's window: the suite's 500-trial state check then takes seconds, not a minute; no
+    # noise probe, as the suite checks that a resumed search runs no configuration twice (probes
+    # and repeats: test_gp_noise.py)
+    strategy_options: ClassVar[dict[str, Any]] = {"max_points": 100, "noise": False}
 
     @pytest.mark.slow  # 500 trials through a Gaussian process: tens of seconds on a loaded machine
     def test_state_stays_small(self) -> None:

@@ -45,7 +45,7 @@ def _run(gp: GPStrategy, trials: int, noise_sd: float, seed: int = 0) -> list[An
 
 
 def test_a_noisy_search_runs_its_best_configuration_again_every_few_trials() -> None:
-    gp = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=4, n_startup_trials=8)
+    gp = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=4, n_startup_trials=8, final_repeats=0)
     suggestions = _run(gp, 40, noise_sd=0.3)
     repeats = [(tid, s) for tid, s in enumerate(suggestions) if s.info.get("gp") == "repeat"]
     assert [tid for tid, _ in repeats] == list(range(11, 40, 4))
@@ -59,10 +59,38 @@ def test_a_noisy_search_runs_its_best_configuration_again_every_few_trials() -> 
     assert max(runs.values()) <= 5
 
 
-def test_without_noise_nothing_is_run_twice() -> None:
-    suggestions = _run(GPStrategy(_grid(), seed=1, budget=30), 30, noise_sd=0.0)
+def _repeats(suggestions: list[Any]) -> list[int]:
+    return [tid for tid, s in enumerate(suggestions) if s.info.get("gp") == "repeat"]
+
+
+def test_a_noisy_search_ends_with_runs_of_its_best_configurations() -> None:
+    gp = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=100, n_startup_trials=8)
+    suggestions = _run(gp, 40, noise_sd=0.3)
+    assert _repeats(suggestions) == [36, 37, 38, 39]  # the last tenth of the budget
+    last = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=100, final_repeats=0.25)
+    assert _repeats(_run(last, 40, noise_sd=0.3)) == list(range(30, 40))
+
+
+def test_noise_false_runs_nothing_twice() -> None:
+    suggestions = _run(GPStrategy(_grid(), seed=1, budget=30, noise=False), 30, noise_sd=0.0)
     assert len({config_key(s.params) for s in suggestions}) == 30
-    assert not any(s.info.get("gp") == "repeat" for s in suggestions)
+    assert not _repeats(suggestions)
+
+
+def test_unknown_noise_is_probed_once_and_a_repeat_that_agrees_ends_the_repeats() -> None:
+    suggestions = _run(GPStrategy(_grid(), seed=1, budget=40), 40, noise_sd=0.0)
+    (probe,) = _repeats(suggestions)
+    assert probe == 10 + 9  # the first repeat due: the 10th suggestion after the start-up design
+    event = suggestions[probe].info["event"]
+    assert event["probe"] is True and suggestions[event["of"]].params == suggestions[probe].params
+    assert len({config_key(s.params) for s in suggestions}) == 39
+
+
+def test_unknown_noise_that_the_probe_finds_makes_a_noisy_search() -> None:
+    suggestions = _run(GPStrategy(_grid(), seed=1, budget=40), 40, noise_sd=0.3)
+    repeats = _repeats(suggestions)
+    assert repeats == [19, 29, 36, 37, 38, 39]
+    assert suggestions[19].info["event"]["probe"] and "probe" not in suggestions[29].info["event"]
 
 
 def test_noise_is_detected_from_a_configuration_that_gave_two_results() -> None:
@@ -89,6 +117,8 @@ def test_repeat_every_is_checked() -> None:
         GPStrategy(_grid(), repeat_every=1)
     with pytest.raises(SpecError, match=r"strategy\.noise"):
         GPStrategy(_grid(), noise="yes")
+    with pytest.raises(SpecError, match=r"strategy\.final_repeats"):
+        GPStrategy(_grid(), final_repeats=0.9)
 
 
 def test_auto_passes_noise_to_the_gaussian_process_and_says_so() -> None:
