@@ -129,7 +129,8 @@ class ExperimentSpec:
     checkpoints: CheckpointsSpec = field(default_factory=CheckpointsSpec)
     #: bounds on reported metrics a trial must satisfy to be feasible (``constraints:``).
     constraints: tuple[Constraint, ...] = ()
-    #: the metric is noisy (``noise: true``), not (``false``), or None: found out (:mod:`hpnb.core.spec.noise`).
+    #: the metric is noisy (``noise: true``), not (``false``), or None: found out
+    #: (:mod:`hpnb.core.spec.noise`).
     noise: bool | None = None
 
     def __post_init__(self) -> None:

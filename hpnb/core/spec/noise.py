@@ -32,7 +32,8 @@ def parse_noise(value: Any) -> bool | None:
     return value
 
 
-def strategy_options(options: Mapping[str, Any], accepted: Collection[str], noise: bool | None) -> dict[str, Any]:
+def strategy_options(options: Mapping[str, Any], accepted: Collection[str],
+                     noise: bool | None) -> dict[str, Any]:
     """The strategy's options, with ``noise`` when the spec says it and the strategy models noise
     (it names ``noise`` among its options); the others ignore it."""
     given = dict(options)

@@ -102,7 +102,8 @@ class GPStrategy(Strategy):
         #: True: noisy; False: never run a configuration twice; None: one early repeat finds out.
         self.noise: bool | None = None if noise is None else check_bool("noise", noise)
         self.repeat_every = check_int("repeat_every", options.get("repeat_every", DEFAULT_EVERY), 2)
-        self.final_repeats = check_number("final_repeats", options.get("final_repeats", DEFAULT_FINAL), 0.0, 0.5)
+        final = options.get("final_repeats", DEFAULT_FINAL)
+        self.final_repeats = check_number("final_repeats", final, 0.0, 0.5)
         self.encoding = Encoding(space)
         _warn_if_impractical(budget, int(self.encoding.sizes.sum()))
         self._design: np.ndarray | None = None  # the start's Latin hypercube, drawn when first needed
@@ -148,7 +149,8 @@ class GPStrategy(Strategy):
 
     def _final_stretch(self) -> bool:
         """Whether the next suggestion is among the budget's last ``final_repeats``."""
-        return self.budget is not None and self._suggested >= self.budget - round(self.final_repeats * self.budget)
+        budget = self.budget
+        return budget is not None and self._suggested >= budget - round(self.final_repeats * budget)
 
     def _runs(self, feasible: bool = False) -> list[Runs]:
         """The results with a loss (``feasible``: of the feasible trials), grouped by configuration."""

@@ -45,7 +45,8 @@ def _run(gp: GPStrategy, trials: int, noise_sd: float, seed: int = 0) -> list[An
 
 
 def test_a_noisy_search_runs_its_best_configuration_again_every_few_trials() -> None:
-    gp = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=4, n_startup_trials=8, final_repeats=0)
+    gp = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=4, n_startup_trials=8,
+                    final_repeats=0)
     suggestions = _run(gp, 40, noise_sd=0.3)
     repeats = [(tid, s) for tid, s in enumerate(suggestions) if s.info.get("gp") == "repeat"]
     assert [tid for tid, _ in repeats] == list(range(11, 40, 4))
