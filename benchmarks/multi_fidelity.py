@@ -15,23 +15,31 @@ a slot frees. The configuration chosen after ``n`` epochs in all is the best of 
 to ``max_t``. A run spends as many epochs as ``--hartmann-trials`` (default 300) or ``--digits-trials``
 (default 20) trials running to ``max_t`` would.
 
+With ``--dehb-python PATH`` (the Python of an environment with ``pip install dehb==0.1.2``: it pins
+numpy 1.26, so it does not share hpnb's) the ``dehb`` package runs the Hartmann task too, through
+its ask/tell interface in the same 4 slots (``dehb_package.py``), as "dehb package".
+
 The figure: the epochs each contender needs for its median quality (over seeds) to reach ASHA +
 random's median final quality, as a share of ASHA + random's epochs. Goal: <= 1/3 for bohb and dehb.
 
 Usage (nice -n 10; about 4 minutes with --quick, 3 seeds of the digits task):
     nice -n 10 python benchmarks/multi_fidelity.py --quick
     nice -n 10 python benchmarks/multi_fidelity.py --seeds 10 --digits-seeds 5
+    nice -n 10 python benchmarks/multi_fidelity.py --seeds 10 --digits-seeds 0 --dehb-python ENV/bin/python
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -55,6 +63,8 @@ CONTENDERS: dict[str, tuple[str, str]] = {
     "dehb (asha)": ("dehb", "asha"),
 }
 BASELINE = "asha + random"
+#: the dehb package's column (``--dehb-python``)
+PACKAGE = "dehb package"
 #: the digits task trains for real: the contenders that answer the question only.
 DIGITS_CONTENDERS = (BASELINE, "bohb (asha)", "dehb (hyperband)")
 #: a learning curve: the loss after each epoch.
@@ -192,6 +202,17 @@ def one(job: tuple[str, str, int, int]) -> tuple[str, str, int, list[tuple[int, 
     return task, label, seed, trace, time.perf_counter() - start
 
 
+def package_traces(python: str, seeds: int, epochs: int) -> tuple[list[list[tuple[int, float]]], float]:
+    """The dehb package's traces on the Hartmann task, run by ``python`` (its own environment), and
+    the seconds it took."""
+    script = Path(__file__).with_name("dehb_package.py")
+    start = time.perf_counter()
+    done = subprocess.run([python, str(script), "--seeds", str(seeds), "--epochs", str(epochs)],
+                          capture_output=True, text=True, check=True, cwd=script.parent)
+    traces = [[(int(at), float(quality)) for at, quality in trace] for trace in json.loads(done.stdout)]
+    return traces, time.perf_counter() - start
+
+
 # -- the report -----------------------------------------------------------------------------------
 def report(task: Task, traces: dict[str, list[list[tuple[int, float]]]], epochs: int,
            seconds: dict[str, float]) -> list[Goal]:
@@ -206,7 +227,7 @@ def report(task: Task, traces: dict[str, list[list[tuple[int, float]]]], epochs:
         rows.append([label, float(curve[len(grid) // 3 - 1]), float(curve[-1]),
                      "not reached" if math.isinf(share) else f"{share:.2f}",
                      seconds[label] / len(traces[label])])
-        if CONTENDERS[label][0] in ("bohb", "dehb"):
+        if label == PACKAGE or CONTENDERS[label][0] in ("bohb", "dehb"):
             goals.append(Goal(f"{task.name}: {label} epochs to ASHA + random's final / its epochs",
                               share, 1 / 3))
     seeds = len(next(iter(traces.values())))
@@ -226,6 +247,7 @@ def main() -> int:
     parser.add_argument("--digits-trials", type=int, default=20,
                         help="the digits task's epochs, in full trials of 27 epochs")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--dehb-python", help="the Python of an environment with the dehb package")
     args = parser.parse_args()
     seeds = {"hartmann": 5 if args.quick else args.seeds, "digits": 3 if args.quick else args.digits_seeds}
     epochs = {"hartmann": MAX_T * args.hartmann_trials, "digits": MAX_T * args.digits_trials}
@@ -239,6 +261,9 @@ def main() -> int:
         for task, label, _, trace, took in pool.map(one, jobs):
             traces[task][label].append(trace)
             seconds[task][label] += took
+    if args.dehb_python and seeds["hartmann"]:
+        traces["hartmann"][PACKAGE], seconds["hartmann"][PACKAGE] = package_traces(
+            args.dehb_python, seeds["hartmann"], epochs["hartmann"])
     goals = []
     for task in TASKS:
         if seeds[task]:
