@@ -2,7 +2,7 @@
 (and ``auto`` running it) models the noise, runs promising configurations again, and the search's
 best is the configuration of best estimated mean over its runs (:mod:`hpnb.core.repeats`). With
 ``false`` it runs nothing twice. Absent, ``gp`` finds out: it runs its best configuration again
-once, and the search is noisy if the two results differ.
+(twice at most), and the search is noisy once a repeat gives another result.
 
 Example:
     >>> parse_noise(True), parse_noise(False), parse_noise(None)
@@ -20,7 +20,7 @@ from hpnb.core.errors import SpecError
 
 NOISE_HELP = ("true (the metric is noisy: gp and auto model the noise and run promising configurations "
               "again, the best is ranked by its mean), false (never run a configuration twice), or absent "
-              "(gp runs its best configuration again once to find out)")
+              "(gp runs its best configuration again to find out)")
 
 
 def parse_noise(value: Any) -> bool | None:

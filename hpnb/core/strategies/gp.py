@@ -17,9 +17,9 @@
   so does every suggestion of the budget's last ``final_repeats`` (default a tenth), so the
   search ends by telling its best few configurations apart; :meth:`best` is the configuration of
   best estimated mean over its runs. ``info["event"]`` records each repeat (the configuration's
-  first trial). Without ``noise`` the first repeat due is a probe (``"probe": True``): if it
-  gives another result the search is noisy from then on, if not it runs nothing twice again.
-  ``noise: false`` runs nothing twice.
+  first trial). Without ``noise`` the first :data:`PROBES` repeats due are probes (``"probe":
+  True``): once one gives another result the search is noisy; if they all agree it runs nothing
+  twice again. Until then the fit expects noise. ``noise: false`` runs nothing twice.
 - With constraints (``constraints:``), a process per constraint models each trial's violation
   of it (:mod:`.gp_feasibility`) and the acquisition is log expected improvement plus the log
   probability that every constraint holds; the incumbent is the best posterior mean of a
@@ -73,6 +73,9 @@ PRACTICAL_TRIALS, PRACTICAL_CHOICES = 1000, 100
 ALWAYS_REFIT = 40
 #: the event a repeat of an earlier trial's configuration is recorded as.
 REPEAT = "repeat"
+#: repeats that must agree before a search whose noise is not known counts as noiseless: one may
+#: agree by chance where the noise takes few values (an accuracy on a small validation set).
+PROBES = 2
 
 
 def _warn_if_impractical(budget: int | None, choices: int) -> None:
@@ -112,7 +115,7 @@ class GPStrategy(Strategy):
         #: finished trials: configuration and loss (None: failed).
         self._results: dict[int, tuple[dict[str, Any], float | None]] = {}
         self._hyper: Hyper | None = None
-        self._fitted_at = 0
+        self._fitted_at, self._prior = 0, 0.0
         #: constraint violations of ended trials, by trial id (with ``constraints:``)
         self._violations: dict[int, tuple[float, ...]] = {}
 
@@ -140,12 +143,16 @@ class GPStrategy(Strategy):
         """Whether the search is noisy: said so, or a configuration gave two different results."""
         return self.noise is True or (self.noise is None and is_noisy(self._runs()))
 
-    def _probed(self) -> bool:
-        """Whether a configuration ran, or runs, more than once."""
-        if any(runs.count > 1 for runs in self._runs()):
-            return True
+    def _expects_noise(self) -> bool:
+        """Whether the model's fit expects noise: in a noisy search, and in one whose noise is not
+        known until its probes agree."""
+        return self._noisy() or (self.noise is None and self._probes() < PROBES)
+
+    def _probes(self) -> int:
+        """How many runs, finished or running, repeated a configuration already run."""
+        again = sum(runs.count - 1 for runs in self._runs())
         done = {config_key(params) for params, _ in self._results.values()}
-        return any(config_key(params) in done for params in self._pending.values())
+        return again + sum(config_key(params) in done for params in self._pending.values())
 
     def _final_stretch(self) -> bool:
         """Whether the next suggestion is among the budget's last ``final_repeats``."""
@@ -167,7 +174,7 @@ class GPStrategy(Strategy):
                                        or repeat_due(self._suggested - self.n_startup, self.repeat_every)):
             return None
         probe = not self._noisy()
-        if probe and self._probed():
+        if probe and self._probes() >= PROBES:
             return None
         chosen = to_repeat(self._results, self._pending.values())
         if chosen is None:
@@ -243,10 +250,12 @@ class GPStrategy(Strategy):
     def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray) -> GaussianProcess:
         from hpnb.core.strategies.gp_model import NOISY_PRIOR, PRIOR_NOISE, GaussianProcess, fit
 
-        n = len(y)
-        if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at:
-            gp = fit(x, c, y, start=self._hyper, noise_prior=NOISY_PRIOR if self._noisy() else PRIOR_NOISE)
-            self._hyper, self._fitted_at = gp.hyper, n
+        n, prior = len(y), NOISY_PRIOR if self._expects_noise() else PRIOR_NOISE
+        if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at or prior != self._prior:
+            # a fit under another noise prior (the noise just found) starts afresh, not from its optimum
+            start = self._hyper if prior == self._prior else None
+            gp = fit(x, c, y, start=start, noise_prior=prior)
+            self._hyper, self._fitted_at, self._prior = gp.hyper, n, prior
             return gp
         return GaussianProcess.conditioned(x, c, y, self._hyper)
 

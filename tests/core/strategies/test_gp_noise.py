@@ -12,8 +12,10 @@ from hpnb.core.errors import SpecError
 from hpnb.core.repeats import config_key
 from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
 from hpnb.core.strategies.auto import AutoStrategy
+from hpnb.core.strategies.base import TrialHistory
 from hpnb.core.strategies.gp import GPStrategy
 from hpnb.core.strategies.gp_model import fit
+from hpnb.core.trial import TrialState
 
 
 def test_the_noise_variance_is_fitted_not_a_fixed_jitter() -> None:
@@ -78,13 +80,14 @@ def test_noise_false_runs_nothing_twice() -> None:
     assert not _repeats(suggestions)
 
 
-def test_unknown_noise_is_probed_once_and_a_repeat_that_agrees_ends_the_repeats() -> None:
-    suggestions = _run(GPStrategy(_grid(), seed=1, budget=40), 40, noise_sd=0.0)
-    (probe,) = _repeats(suggestions)
-    assert probe == 10 + 9  # the first repeat due: the 10th suggestion after the start-up design
-    event = suggestions[probe].info["event"]
-    assert event["probe"] is True and suggestions[event["of"]].params == suggestions[probe].params
-    assert len({config_key(s.params) for s in suggestions}) == 39
+def test_unknown_noise_is_probed_twice_and_repeats_that_agree_end_the_repeats() -> None:
+    suggestions = _run(GPStrategy(_grid(), seed=1, budget=50), 50, noise_sd=0.0)
+    probes = _repeats(suggestions)
+    assert probes == [19, 29]  # the first repeats due: every 10th suggestion after the start-up design
+    for probe in probes:
+        event = suggestions[probe].info["event"]
+        assert event["probe"] is True and suggestions[event["of"]].params == suggestions[probe].params
+    assert len({config_key(s.params) for s in suggestions}) == 48
 
 
 def test_unknown_noise_that_the_probe_finds_makes_a_noisy_search() -> None:
@@ -127,3 +130,15 @@ def test_auto_passes_noise_to_the_gaussian_process_and_says_so() -> None:
     auto = AutoStrategy(space, seed=0, budget=30, noise=True)
     assert auto.choice.reason == "gp: 30 trials, 1 continuous parameter, noisy: repeats the best"
     assert isinstance(auto.inner, GPStrategy) and auto.inner.noise
+
+
+def test_a_resumed_search_remembers_that_its_probes_agreed() -> None:
+    first = GPStrategy(_grid(), seed=3, budget=50)
+    suggestions = _run(first, 35, noise_sd=0.0)
+    assert _repeats(suggestions) == [19, 29]
+    history = [TrialHistory(tid, s.params, TrialState.COMPLETED, _truth(s.params))
+               for tid, s in enumerate(suggestions)]
+    resumed = GPStrategy(_grid(), seed=3, budget=50)
+    resumed.rebuild(history)
+    later = [resumed.suggest(tid) for tid in range(35, 50)]
+    assert not any(s.info.get("gp") == "repeat" for s in later)
