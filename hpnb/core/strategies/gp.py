@@ -19,7 +19,8 @@
   best estimated mean over its runs. ``info["event"]`` records each repeat (the configuration's
   first trial). Without ``noise`` the first :data:`PROBES` repeats due are probes (``"probe":
   True``): once one gives another result the search is noisy; if they all agree it runs nothing
-  twice again. Until then the fit expects noise. ``noise: false`` runs nothing twice.
+  twice again. Until then the fit expects noise, and the last stretch of a search not known to
+  be noisy explores. ``noise: false`` runs nothing twice.
 - With constraints (``constraints:``), a process per constraint models each trial's violation
   of it (:mod:`.gp_feasibility`) and the acquisition is log expected improvement plus the log
   probability that every constraint holds; the incumbent is the best posterior mean of a
@@ -168,13 +169,15 @@ class GPStrategy(Strategy):
     def _repeat(self, trial_id: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """A new run of the best configuration, when one is due: (params, info). In a noisy search
         every ``repeat_every``-th model suggestion and every one of the budget's last stretch are
-        due; when the noise is not known the first due one is a probe, the search's only repeat if
-        it gives the same result."""
-        if self.noise is False or not (self._final_stretch()
-                                       or repeat_due(self._suggested - self.n_startup, self.repeat_every)):
+        due; while the noise is not known the first :data:`PROBES` periodic ones are probes (the
+        last stretch of a search not known to be noisy explores)."""
+        if self.noise is False:
             return None
+        periodic = repeat_due(self._suggested - self.n_startup, self.repeat_every)
         probe = not self._noisy()
-        if probe and self._probes() >= PROBES:
+        if probe and not (periodic and self.noise is None and self._probes() < PROBES):
+            return None
+        if not (probe or periodic or self._final_stretch()):
             return None
         chosen = to_repeat(self._results, self._pending.values())
         if chosen is None:

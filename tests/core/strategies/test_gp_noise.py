@@ -142,3 +142,12 @@ def test_a_resumed_search_remembers_that_its_probes_agreed() -> None:
     resumed.rebuild(history)
     later = [resumed.suggest(tid) for tid in range(35, 50)]
     assert not any(s.info.get("gp") == "repeat" for s in later)
+
+
+def test_a_short_search_whose_noise_is_not_known_explores_to_its_end() -> None:
+    # 3 start-up trials: the first probe would be due at trial 12, after the end; the last stretch
+    # (trials 10 and 11) explores
+    suggestions = _run(GPStrategy(_grid(), seed=4, budget=12, final_repeats=0.2), 12, noise_sd=0.0)
+    assert not _repeats(suggestions)
+    noisy = _run(GPStrategy(_grid(), seed=4, budget=12, final_repeats=0.2, noise=True), 12, noise_sd=0.3)
+    assert _repeats(noisy) == [10, 11]
