@@ -309,11 +309,12 @@ def _compare(by: dict[tuple[str, str], list[float]], tables: list[str], means: d
     if baseline not in means or challenger not in means:
         return
     wins = [t for t in tables if np.median(by[(t, challenger)]) < np.median(by[(t, baseline)])]
-    best_single = {t: min(np.median(by[(t, s)]) for s in means if s != challenger) for t in tables}
+    others = [s for s in means if s.split(" x")[0] != challenger]  # not the challenger's parallel runs
+    best_single = {t: min(np.median(by[(t, s)]) for s in others) for t in tables}
     worse = [t for t in tables if np.median(by[(t, challenger)]) > 1.0001 * best_single[t]]
     print(f"\n{challenger} / {baseline} mean regret: {means[challenger] / means[baseline]:.3f}; "
           f"{challenger} better on {len(wins)} of {len(tables)} tables ({', '.join(wins)}); "
-          f"worse than the best other strategy on {len(worse)}")
+          f"worse than the best other strategy ({', '.join(others)}) on {len(worse)} ({', '.join(worse)})")
 
 
 def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tuple[str, ...], results: Path,

@@ -164,7 +164,11 @@ class GPStrategy(Strategy):
         """The results with a loss (``feasible``: of the feasible trials), grouped by configuration."""
         done = sorted(self._results.items())
         return group_runs((tid, params, loss) for tid, (params, loss) in done if loss is not None
-                          and (not feasible or all(v <= 0 for v in self._violations.get(tid, ()))))
+                          and (not feasible or self._feasible(tid)))
+
+    def _feasible(self, trial_id: int) -> bool:
+        """Whether a finished trial met every constraint (or reported no violation)."""
+        return all(v <= 0 for v in self._violations.get(trial_id, ()))
 
     def _repeat(self, trial_id: int) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """A new run of the best configuration, when one is due: (params, info). In a noisy search
@@ -179,7 +183,8 @@ class GPStrategy(Strategy):
             return None
         if not (probe or periodic or self._final_stretch()):
             return None
-        chosen = to_repeat(self._results, self._pending.values())
+        feasible = {tid: result for tid, result in self._results.items() if self._feasible(tid)}
+        chosen = to_repeat(feasible, self._pending.values())
         if chosen is None:
             return None
         first, params = chosen
@@ -269,7 +274,7 @@ class GPStrategy(Strategy):
             runs = best_runs(self._runs(feasible=True))
             return None if runs is None else dict(self._results[runs.trial_ids[0]][0])
         known = [(loss, tid) for tid, (_, loss) in self._results.items()
-                 if loss is not None and all(v <= 0 for v in self._violations.get(tid, ()))]
+                 if loss is not None and self._feasible(tid)]
         return dict(self._results[min(known)[1]][0]) if known else None
 
     # -- results -------------------------------------------------------------------------------

@@ -151,3 +151,18 @@ def test_a_short_search_whose_noise_is_not_known_explores_to_its_end() -> None:
     assert not _repeats(suggestions)
     noisy = _run(GPStrategy(_grid(), seed=4, budget=12, final_repeats=0.2, noise=True), 12, noise_sd=0.3)
     assert _repeats(noisy) == [10, 11]
+
+
+def test_a_noisy_constrained_search_runs_only_feasible_configurations_again() -> None:
+    gp = GPStrategy(_grid(), seed=5, budget=40, noise=True, repeat_every=3, n_startup_trials=8)
+    gp.use_constraints(1)
+    rng = np.random.default_rng(5)
+    suggestions = []
+    for tid in range(40):
+        suggestion = gp.suggest(tid)
+        suggestions.append(suggestion)
+        params = suggestion.params
+        gp.observe_violations(tid, (float(params["a"] - 4),))  # feasible: a <= 4 (the optimum, a = 6, is not)
+        gp.observe(tid, _truth(params) + rng.normal(0.0, 0.1))
+    repeated = [suggestions[tid].params for tid in _repeats(suggestions)]
+    assert len(repeated) >= 10 and all(params["a"] <= 4 for params in repeated)
