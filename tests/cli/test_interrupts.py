@@ -64,7 +64,14 @@ def _start_run(project: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "HPNB_HOME": str(project / "home"), "PYTHONUNBUFFERED": "1"}
     args = args or ("--objective", "train:train")
     return subprocess.Popen([sys.executable, "-m", "hpnb", "run", "spec.yaml", *args], cwd=project, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_as_in_a_terminal)
+
+
+def _as_in_a_terminal() -> None:
+    """A command typed in a terminal takes Ctrl-C; one started in the background of a script
+    inherits SIGINT ignored (as this test run may be), and Python then ignores it too."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _store(project: Path) -> Store:
