@@ -12,15 +12,17 @@
   (kriging believer), which lowers the improvement expected near them, and no point running or
   already run is proposed again while another is left.
 - Noise (``noise: true`` in the spec, or the option ``noise``): the noise variance is fitted with
-  a prior that expects it, every ``repeat_every``-th suggestion (default 10) after the start-up
-  design runs again the configuration ranked best by its estimated mean (:mod:`.gp_repeats`), and
-  so does every suggestion of the budget's last ``final_repeats`` (default a tenth), so the
-  search ends by telling its best few configurations apart; :meth:`best` is the configuration of
-  best estimated mean over its runs. ``info["event"]`` records each repeat (the configuration's
-  first trial). Without ``noise`` the first :data:`PROBES` repeats due are probes (``"probe":
-  True``): once one gives another result the search is noisy; if they all agree it runs nothing
-  twice again. Until then the fit expects noise, and the last stretch of a search not known to
-  be noisy explores. ``noise: false`` runs nothing twice.
+  a prior that expects it until repeats measure it (pooled over the repeated configurations;
+  then it is kept, not fitted, so the model smooths the lucky results). Every
+  ``repeat_every``-th suggestion (default 10) after the start-up design runs again the
+  configuration ranked best by its estimated mean (:mod:`.gp_repeats`), and so does every
+  suggestion of the budget's last ``final_repeats`` (default a tenth): the search ends by
+  telling its best few configurations apart. :meth:`best` is the configuration of best
+  estimated mean over its runs; ``info["event"]`` records each repeat (the configuration's first
+  trial). Without ``noise`` the first :data:`PROBES` repeats due are probes (``"probe": True``):
+  once one gives another result the search is noisy; if they all agree it runs nothing twice
+  again. Until then the fit expects noise, and the last stretch of a search not known to be
+  noisy explores. ``noise: false`` runs nothing twice.
 - With constraints (``constraints:``), a process per constraint models each trial's violation
   of it (:mod:`.gp_feasibility`) and the acquisition is log expected improvement plus the log
   probability that every constraint holds; the incumbent is the best posterior mean of a
@@ -55,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from hpnb.core.constraints import MISSING_VIOLATION
-from hpnb.core.repeats import Runs, best_runs, config_key, group_runs, is_noisy
+from hpnb.core.repeats import Runs, best_runs, config_key, group_runs, is_noisy, noise_variance
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int, check_number
 from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
@@ -262,7 +264,8 @@ class GPStrategy(Strategy):
         if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at or prior != self._prior:
             # a fit under another noise prior (the noise just found) starts afresh, not from its optimum
             start = self._hyper if prior == self._prior else None
-            gp = fit(x, c, y, start=start, noise_prior=prior)
+            measured = noise_variance(self._runs()) if self._noisy() else None
+            gp = fit(x, c, y, start=start, noise_prior=prior, noise=measured)
             self._hyper, self._fitted_at, self._prior = gp.hyper, n, prior
             return gp
         return GaussianProcess.conditioned(x, c, y, self._hyper)

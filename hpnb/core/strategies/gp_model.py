@@ -164,14 +164,21 @@ def _posterior(x: np.ndarray, c: np.ndarray, y: np.ndarray, hyper: Hyper) -> Gau
 
 
 def fit(x: np.ndarray, c: np.ndarray, y: np.ndarray, start: Hyper | None = None,
-        max_iterations: int = 60, noise_prior: float = PRIOR_NOISE) -> GaussianProcess:
+        max_iterations: int = 60, noise_prior: float = PRIOR_NOISE,
+        noise: float | None = None) -> GaussianProcess:
     """Fit the hyperparameters to the observations ``y`` at (``x``, ``c``) and condition on them;
     the search starts from ``start`` (a previous fit) when given. ``noise_prior`` is the log of
-    the noise variance (as a share of the observations' variance) the fit expects."""
-    z, _, _ = _standardised(y)
+    the noise variance (as a share of the observations' variance) the fit expects; ``noise``, in
+    the units of ``y`` squared, is the noise variance when it is known (measured from repeated
+    configurations): it is then kept, not fitted."""
+    z, _, scale = _standardised(y)
     initial = Hyper.initial(x.shape[1], c.shape[1]) if start is None else start
     gaps, mism = _squared_gaps(x, x), _mismatches(c, c)
-    bounds = [LOG_LENGTH] * (x.shape[1] + c.shape[1]) + [LOG_SIGNAL, LOG_NOISE]
+    noise_bounds = LOG_NOISE
+    if noise is not None:
+        known = float(np.clip(math.log(max(noise, 1e-300) / scale ** 2), *LOG_NOISE))
+        noise_bounds = (known, known)
+    bounds = [LOG_LENGTH] * (x.shape[1] + c.shape[1]) + [LOG_SIGNAL, noise_bounds]
     theta0 = np.clip(initial.vector(), [b[0] for b in bounds], [b[1] for b in bounds])
     with np.errstate(all="ignore"):
         result = minimize(_objective, theta0, args=(gaps, mism, z, noise_prior), jac=True, method="L-BFGS-B",

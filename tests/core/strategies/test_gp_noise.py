@@ -28,6 +28,15 @@ def test_the_noise_variance_is_fitted_not_a_fixed_jitter() -> None:
     assert quiet.noise_variance < 0.01, quiet.noise_variance
 
 
+def test_a_noise_variance_measured_from_repeats_is_kept_not_fitted() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.random((60, 1))
+    y = np.sin(6.0 * x[:, 0]) + rng.normal(0.0, 0.3, 60)
+    none = np.empty((60, 0), dtype=int)
+    assert fit(x, none, y, noise=0.2).noise_variance == pytest.approx(0.2, rel=1e-6)
+    assert abs(fit(x, none, y).noise_variance - 0.2) > 0.05  # fitted, it is another
+
+
 def _grid() -> SearchSpace:
     return SearchSpace((IntParameter("a", 0, 9), IntParameter("b", 0, 9)))
 
