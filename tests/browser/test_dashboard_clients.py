@@ -202,9 +202,11 @@ def test_the_controls_of_a_waiting_cell_act_and_the_finished_search_extends(brow
         dashboard = page.locator(".jp-CodeCell").nth(2).locator(".jp-OutputArea .widget-vbox").first
         wait_until(page, log, "() => [...document.querySelectorAll('.hpnb-table tbody tr')]"
                    ".some(row => row.innerText.includes('RUNNING'))", what="a running trial in the table")
-        row = dashboard.locator(".hpnb-table tbody tr", has_text="RUNNING").first
-        trial = int(row.get_attribute("data-trial"))
-        row.click()
+        first = dashboard.locator(".hpnb-table tbody tr", has_text="RUNNING").first
+        trial = int(first.get_attribute("data-trial"))
+        # the row by its trial: the table re-sorts as scores come, and ".first" would be looked up
+        # again at the click (the other running trial may be first by then)
+        dashboard.locator(f'.hpnb-table tbody tr[data-trial="{trial}"]').click()
         # the log panel names the trial and its state (what it printed is kept when it ends)
         shown = ("[...document.querySelectorAll('.widget-html')]"
                  f".some(n => /trial {trial} \\W+ RUNNING/.test(n.innerText))")
