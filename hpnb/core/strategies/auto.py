@@ -11,7 +11,7 @@ apart. ``auto`` does not learn another search's trials (``warm_start``): name ``
 Constraints are passed on to the strategy it runs (gp, tpe and nsga2 learn from them; a grid
 that fits the budget runs every configuration anyway). With ``noise`` (``noise: true`` in the
 spec) the Gaussian process models the noise and runs the best configurations again; without
-``noise`` it finds out by running its best configuration again once (see :mod:`.gp`).
+``noise`` it finds out by running its best configuration again, twice at most (see :mod:`.gp`).
 
 Example:
     >>> from hpnb.core.space import FloatParameter, IntParameter, SearchSpace

@@ -105,7 +105,7 @@ class GPStrategy(Strategy):
         self.n_startup = check_int("n_startup_trials", options.get("n_startup_trials", default), 1)
         self.max_points = check_int("max_points", options.get("max_points", 300), 20)
         noise = options.get("noise")
-        #: True: noisy; False: never run a configuration twice; None: one early repeat finds out.
+        #: True: noisy; False: never run a configuration twice; None: its probes find out.
         self.noise: bool | None = None if noise is None else check_bool("noise", noise)
         self.repeat_every = check_int("repeat_every", options.get("repeat_every", DEFAULT_EVERY), 2)
         final = options.get("final_repeats", DEFAULT_FINAL)
@@ -142,18 +142,14 @@ class GPStrategy(Strategy):
         self._pending[trial_id] = params
         return Suggestion(params, info=info)
 
-    def _noisy(self) -> bool:
-        """Whether the search is noisy: said so, or a configuration gave two different results."""
-        return self.noise is True or (self.noise is None and is_noisy(self._runs()))
+    def _noisy(self, runs: list[Runs] | None = None) -> bool:
+        """Whether the search is noisy: said so, or a configuration gave two different results
+        (``runs``: the results grouped, when the caller has them)."""
+        return self.noise is True or (self.noise is None and is_noisy(self._runs() if runs is None else runs))
 
-    def _expects_noise(self) -> bool:
-        """Whether the model's fit expects noise: in a noisy search, and in one whose noise is not
-        known until its probes agree."""
-        return self._noisy() or (self.noise is None and self._probes() < PROBES)
-
-    def _probes(self) -> int:
+    def _probes(self, runs: list[Runs]) -> int:
         """How many runs, finished or running, repeated a configuration already run."""
-        again = sum(runs.count - 1 for runs in self._runs())
+        again = sum(one.count - 1 for one in runs)
         done = {config_key(params) for params, _ in self._results.values()}
         return again + sum(config_key(params) in done for params in self._pending.values())
 
@@ -180,8 +176,9 @@ class GPStrategy(Strategy):
         if self.noise is False:
             return None
         periodic = repeat_due(self._suggested - self.n_startup, self.repeat_every)
-        probe = not self._noisy()
-        if probe and not (periodic and self.noise is None and self._probes() < PROBES):
+        runs = self._runs()
+        probe = not self._noisy(runs)
+        if probe and not (periodic and self._probes(runs) < PROBES):
             return None
         if not (probe or periodic or self._final_stretch()):
             return None
@@ -260,11 +257,15 @@ class GPStrategy(Strategy):
     def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray) -> GaussianProcess:
         from hpnb.core.strategies.gp_model import NOISY_PRIOR, PRIOR_NOISE, GaussianProcess, fit
 
-        n, prior = len(y), NOISY_PRIOR if self._expects_noise() else PRIOR_NOISE
+        runs = self._runs()
+        noisy = self._noisy(runs)
+        # a search whose noise is not known is fitted expecting noise until its probes agree
+        expects = noisy or (self.noise is None and self._probes(runs) < PROBES)
+        n, prior = len(y), NOISY_PRIOR if expects else PRIOR_NOISE
         if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at or prior != self._prior:
             # a fit under another noise prior (the noise just found) starts afresh, not from its optimum
             start = self._hyper if prior == self._prior else None
-            measured = noise_variance(self._runs()) if self._noisy() else None
+            measured = noise_variance(runs) if noisy else None
             gp = fit(x, c, y, start=start, noise_prior=prior, noise=measured)
             self._hyper, self._fitted_at, self._prior = gp.hyper, n, prior
             return gp
