@@ -356,7 +356,7 @@ def test_importance_has_one_bar_set_per_objective_drawn_off_the_main_thread(two)
     tabs._analysis._rate = rate
 
     tabs.selector.value = IMPORTANCE
-    tabs._analysis.join(60.0)
+    tabs._analysis.join(240.0)
 
     assert threads and threading.main_thread().name not in threads
     bars = tabs.figures[IMPORTANCE].data

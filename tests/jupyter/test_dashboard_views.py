@@ -336,7 +336,7 @@ def test_importance_with_too_few_trials_says_so(tmp_path: Path) -> None:
     tabs, model = _tabs(path, "two")
 
     tabs.selector.value = IMPORTANCE
-    tabs._analysis.join(30.0)
+    tabs._analysis.join(240.0)
 
     assert "needs at least 4 completed trials; this search has 2" in tabs.notes[IMPORTANCE].value
     assert not tabs.figures[IMPORTANCE].data[0]["x"]
@@ -354,7 +354,7 @@ def test_importance_is_drawn_off_the_main_thread_with_a_bar_per_parameter(tmp_pa
     tabs._analysis._rate = lambda *args: (threads.append(threading.current_thread().name), original(*args))[1]
 
     tabs.selector.value = IMPORTANCE
-    tabs._analysis.join(60.0)
+    tabs._analysis.join(240.0)
 
     assert threads and threading.main_thread().name not in threads
     assert sorted(tabs.figures[IMPORTANCE].data[0]["y"]) == ["layers", "lr", "opt"]
@@ -362,7 +362,7 @@ def test_importance_is_drawn_off_the_main_thread_with_a_bar_per_parameter(tmp_pa
     assert tabs.figures[IMPORTANCE].plot_layout["title"]["text"].startswith("fANOVA importance")
 
     tabs.evaluator.value = "ped-anova"  # the other evaluator, chosen above the bars
-    tabs._analysis.join(60.0)
+    tabs._analysis.join(240.0)
     assert tabs.figures[IMPORTANCE].plot_layout["title"]["text"].startswith("PED-ANOVA importance")
     assert sorted(tabs.figures[IMPORTANCE].data[0]["y"]) == ["layers", "lr", "opt"]
     model.close()

@@ -32,7 +32,8 @@ cloudpickle.register_pickle_by_value(checkpointing_objectives)
 cloudpickle.register_pickle_by_value(resumable)
 
 # every test here runs searches on a real Dask cluster
-pytestmark = pytest.mark.slow
+# real trainings and checkpoints: a loaded 2-core machine may take several times as long
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 TWO = {"name": "fixed", "configs": [{"x": 1.0}, {"x": 2.0}]}
 
@@ -49,7 +50,7 @@ def test_folder_checkpoints_resume_after_a_killed_worker_with_the_trials_dir_and
         store, dask_client, capsys):
     search = hpnb.search(partial(checkpointing_objectives.saves_folders, steps=4, kill_at=1), name="folders",
                          store=store, client=dask_client, metric="loss", strategy=TWO,
-                         parameters={"x": [1.0, 2.0]}, retries=2, parallel=1).wait(120)
+                         parameters={"x": [1.0, 2.0]}, retries=2, parallel=1).wait(600)
     assert search.state == "COMPLETED", search.message
     for trial in store.trials(search.experiment_id):
         assert (trial.state, trial.retries) == ("COMPLETED", 1)
@@ -78,7 +79,7 @@ def test_a_checkpoint_deleted_from_the_store_resumes_from_the_one_before(store, 
     search = hpnb.search(partial(checkpointing_objectives.loses_its_latest, steps=6, kill_at=3),
                          name="lost-latest", store=store, client=dask_client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 0.0}]}, parameters={"x": [0.0]},
-                         checkpoints={"keep": 2}, retries=2).wait(120)
+                         checkpoints={"keep": 2}, retries=2).wait(600)
     assert search.state == "COMPLETED", search.message
     rows = store.results(search.experiment_id, trial_id=0)
     assert [r.step for r in rows] == list(range(6))
@@ -120,7 +121,7 @@ def _interrupted(store, client, name: str, **options):
 
 def _resumed_steps(store, name: str, client, stopped) -> set[int]:
     """Resume ``name``: every step reported once; the steps the resumed attempts started at."""
-    resumed = hpnb.resume(name, COUNTED, store=store, client=client).wait(120)
+    resumed = hpnb.resume(name, COUNTED, store=store, client=client).wait(600)
     assert resumed.state == "COMPLETED", resumed.message
     rows = store.results(resumed.experiment_id, trial_id=0)
     assert [r.step for r in rows] == list(range(1, 31))
@@ -160,7 +161,7 @@ def test_two_drivers_sharing_a_checkpoint_store_never_delete_each_others(tmp_pat
                             parameters={"x": [x]}, checkpoints=shared)
                 for n, x in (("first", 1.0), ("second", 2.0))]
     for search in searches:
-        assert search.wait(120).state == "COMPLETED", search.message
+        assert search.wait(600).state == "COMPLETED", search.message
         assert search.experiment_id == 1
     kept = [search.checkpoint_store() for search in searches]
     assert kept[0].location.key != kept[1].location.key
@@ -213,7 +214,7 @@ def test_on_s3_a_killed_worker_resumes_from_its_folder_checkpoint(store, remote_
     objective = partial(checkpointing_objectives.saves_folders, steps=4, kill_at=1)
     search = hpnb.search(objective, name="s3-folders", store=store, client=remote_client, metric="loss",
                          strategy=TWO, parameters={"x": [1.0, 2.0]}, retries=2, parallel=1,
-                         checkpoints={"store": f"{s3_url}/folders"}).wait(120)
+                         checkpoints={"store": f"{s3_url}/folders"}).wait(600)
     assert search.state == "COMPLETED", search.message
     for trial in store.trials(search.experiment_id):
         rows = store.results(search.experiment_id, trial_id=trial.trial_id)
@@ -233,7 +234,7 @@ def test_on_s3_a_folder_checkpoint_half_uploaded_by_a_dying_worker_is_never_used
     search = hpnb.search(partial(checkpointing_objectives.dies_mid_upload, store_url=url, marker=str(marker)),
                          name="s3-half", store=store, client=remote_client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
-                         retries=1, checkpoints={"store": url}).wait(120)
+                         retries=1, checkpoints={"store": url}).wait(600)
     assert search.state == "COMPLETED", search.message
     # what the store held when the worker died: some or all of its 65 files, never the manifest (the watcher
     # kills only then; on a fast machine all data files can be up before it looks)
@@ -256,7 +257,7 @@ def test_on_s3_population_based_training_exploits_across_workers(store, remote_c
         parameters={"h0": {"min": 0.0, "max": 1.0}, "h1": {"min": 0.0, "max": 1.0}},
         strategy={"name": "pbt", "population": 2, "ready": 4, "explore": "resample",
                   "resample_probability": 1.0, "initial": [{"h0": 1.0, "h1": 0.0}, {"h0": 0.0, "h1": 0.6}]},
-    ).wait(180)
+    ).wait(600)
     assert search.state == "COMPLETED", search.message
     assert "exploit" in kinds(store, search)
     rows = store.results(search.experiment_id)

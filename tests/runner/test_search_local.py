@@ -117,7 +117,8 @@ def test_stop_trial_stops_that_trial_only(store, dask_client):
 @pytest.mark.slow
 def test_a_trial_that_never_reports_is_cancelled_after_a_stop(store, dask_client):
     search = run(store, partial(objectives.silent_sleep, duration=8), dask_client, trials=1)
-    wait_for(lambda: store.trials(search.experiment_id))
+    # a stop before the trial starts leaves it PENDING, for a resume: stop it once it runs
+    wait_for(lambda: [t.state for t in store.trials(search.experiment_id)] == ["RUNNING"], 120)
     search.stop()
     search.wait(30)
     assert search.state == "STOPPED"

@@ -17,8 +17,14 @@ pytestmark = pytest.mark.slow
 API = ("hpnb", "api", "experiments")
 
 
+#: a route's answer may take long on a loaded machine (importance imports Optuna and fits a forest),
+#: beyond the HTTP client's 20 s default
+REQUEST_TIMEOUT = 180.0
+
+
 async def get_json(jp_fetch, *parts: str, **params: object) -> dict:
-    response = await jp_fetch(*API, *parts, params={k: str(v) for k, v in params.items()})
+    response = await jp_fetch(*API, *parts, params={k: str(v) for k, v in params.items()},
+                              request_timeout=REQUEST_TIMEOUT)
     assert response.code == 200
     assert response.headers["Content-Type"].startswith("application/json")
     return json.loads(response.body)
@@ -28,7 +34,7 @@ async def error_of(jp_fetch, *parts: str, method: str = "GET", **kwargs) -> tupl
     if method == "POST":
         kwargs["body"] = b"{}"
     with pytest.raises(HTTPClientError) as raised:
-        await jp_fetch(*API, *parts, method=method, **kwargs)
+        await jp_fetch(*API, *parts, method=method, request_timeout=REQUEST_TIMEOUT, **kwargs)
     response = raised.value.response
     assert response is not None
     return raised.value.code, json.loads(response.body)
