@@ -83,6 +83,22 @@ def test_a_noisy_search_ends_with_runs_of_its_best_configurations() -> None:
     assert _repeats(_run(last, 40, noise_sd=0.3)) == list(range(30, 40))
 
 
+def test_with_slots_busy_the_final_stretch_runs_the_best_in_several_at_once_up_to_five_runs() -> None:
+    gp = GPStrategy(_grid(), seed=1, budget=40, noise=True, repeat_every=100, n_startup_trials=8)
+    given = [({"a": 6, "b": 3}, 0.05), ({"a": 6, "b": 3}, 0.07), ({"a": 0, "b": 0}, 0.40)]
+    given += [({"a": a, "b": 9}, 0.5 + 0.01 * a) for a in range(10)]
+    for tid, (params, value) in enumerate(given):
+        gp.adopt(tid, params)
+        gp.observe(tid, value)
+    for tid in range(len(given), 36):  # up to the last tenth
+        gp.adopt(tid, {"a": 9, "b": tid % 10})
+        gp.observe(tid, 0.9)
+    running = [gp.suggest(tid) for tid in range(36, 40)]  # four slots, none finished yet
+    # the best has 2 runs: 3 more run at once (5 in all), then the next best
+    assert [s.params for s in running] == [{"a": 6, "b": 3}] * 3 + [{"a": 0, "b": 0}]
+    assert all(s.info["gp"] == "repeat" for s in running)
+
+
 def test_noise_false_runs_nothing_twice() -> None:
     suggestions = _run(GPStrategy(_grid(), seed=1, budget=30, noise=False), 30, noise_sd=0.0)
     assert len({config_key(s.params) for s in suggestions}) == 30
