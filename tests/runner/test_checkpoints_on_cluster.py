@@ -179,29 +179,52 @@ def test_a_store_that_cannot_be_written_fails_before_anything_starts(store, dask
     assert store.find_experiment("unwritable") is None
 
 
-@pytest.fixture(scope="module")
-def remote_cluster(s3_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+class _RemoteCluster:
     """Two worker processes that share no folder with the driver: their temp folder is their own,
     and they reach checkpoints only through the S3 server."""
-    from distributed import Client, LocalCluster
 
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.client = self._started()
+
+    def _started(self) -> Any:
+        from distributed import Client, LocalCluster
+
+        return Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, env=self.env))
+
+    def ready(self) -> Any:
+        """The client, once both workers are up. A test before may have killed one: its nanny
+        starts it again, and when it has not within two minutes (a loaded machine), a new cluster
+        replaces this one."""
+        try:
+            self.client.wait_for_workers(2, timeout=120)
+        except TimeoutError:
+            self.close()
+            self.client = self._started()
+            self.client.wait_for_workers(2, timeout=120)
+        return self.client
+
+    def close(self) -> None:
+        cluster = self.client.cluster
+        self.client.close()
+        cluster.close()
+
+
+@pytest.fixture(scope="module")
+def remote_cluster(s3_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[_RemoteCluster]:
     worker_tmp = tmp_path_factory.mktemp("worker-disk")
     env = {k: os.environ[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION",
                                       "AWS_ENDPOINT_URL")}
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                           env={**env, "TMPDIR": str(worker_tmp)})
-    client = Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
+    remote = _RemoteCluster({**env, "TMPDIR": str(worker_tmp)})
+    yield remote
+    remote.close()
 
 
 @pytest.fixture
-def remote_client(remote_cluster: Any) -> Any:
-    """The two workers' client, once both are up (a test before may have killed one: its nanny
-    starts it again)."""
-    remote_cluster.wait_for_workers(2, timeout=60)
-    return remote_cluster
+def remote_client(remote_cluster: _RemoteCluster) -> Any:
+    """The two workers' client, once both are up."""
+    return remote_cluster.ready()
 
 
 def _block_local_checkpoints(store) -> None:
