@@ -79,6 +79,7 @@ def dies_mid_upload(x: float, store_url: str, marker: str, steps: int = 3,
     start = 0 if folder is None else json.loads((Path(folder) / "state.json").read_text())["step"] + 1
     for step in range(start, steps):
         if step == kill_at and trial.attempt == 0:
+            _hold_manifests()
             _kill_when_half_uploaded(f"{store_url}/*/trial-{trial.trial_id}/ckpt-*", marker)
         with hpnb.checkpoint_dir(step=step) as saved:
             (saved / "state.json").write_text(json.dumps({"step": step}))
@@ -87,6 +88,20 @@ def dies_mid_upload(x: float, store_url: str, marker: str, steps: int = 3,
         hpnb.report(step=step, loss=x + step, started_at=start)
         time.sleep(0.3)  # the report leaves before the next step's upload
     return {"loss": x + steps}
+
+
+def _hold_manifests(seconds: float = 120.0) -> None:
+    """In this worker process, a checkpoint's manifest is written only after ``seconds``: the
+    watcher sees the folder without it however fast the upload (the process is killed before)."""
+    from hpnb.runner.checkpoint_store import CheckpointStore
+
+    commit = CheckpointStore.commit
+
+    def held(self: CheckpointStore, *args: object, **kwargs: object) -> None:
+        time.sleep(seconds)
+        commit(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    CheckpointStore.commit = held  # type: ignore[method-assign]
 
 
 def _kill_when_half_uploaded(pattern: str, marker: str) -> None:
