@@ -31,8 +31,8 @@ from tests.waiting import wait_until
 cloudpickle.register_pickle_by_value(checkpointing_objectives)
 cloudpickle.register_pickle_by_value(resumable)
 
-# every test here runs searches on a real Dask cluster
-# real trainings and checkpoints: a loaded 2-core machine may take several times as long
+# every test here runs searches on a real Dask cluster, with checkpoints: a loaded 2-core machine
+# may take several times as long as a quiet one
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 TWO = {"name": "fixed", "configs": [{"x": 1.0}, {"x": 2.0}]}
