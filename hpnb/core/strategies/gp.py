@@ -8,6 +8,10 @@
   best posterior mean of a point already run, so one lucky noisy result does not set the bar.
 - Failed trials count as the worst result so far (the model learns to avoid them);
   early-stopped ones with their last value.
+- Losses that are all positive and span two orders of magnitude or more (a mean squared error, a
+  log loss) are modelled by their logarithm (:mod:`.gp_scale`), so a few diverged configurations
+  do not flatten the good ones into one value; repeats, their noise and the best configuration
+  are still judged on the losses themselves.
 - Running trials (``parallel`` > 1) are added with the value the model predicts for them
   (kriging believer), which lowers the improvement expected near them, and no point running or
   already run is proposed again while another is left.
@@ -63,6 +67,7 @@ from hpnb.core.strategies._options import check_bool, check_int, check_number
 from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
 from hpnb.core.strategies.gp_encoding import Encoding
 from hpnb.core.strategies.gp_repeats import DEFAULT_EVERY, DEFAULT_FINAL, repeat_due, to_repeat
+from hpnb.core.strategies.gp_scale import on_log_scale, scaled
 from hpnb.core.trial import Suggestion, TrialState
 
 if TYPE_CHECKING:  # the model's modules import scipy: only a suggestion from the model loads them,
@@ -119,6 +124,8 @@ class GPStrategy(Strategy):
         self._results: dict[int, tuple[dict[str, Any], float | None]] = {}
         self._hyper: Hyper | None = None
         self._fitted_at, self._prior = 0, 0.0
+        #: whether the last fit modelled the losses by their logarithm
+        self._log = False
         #: constraint violations of ended trials, by trial id (with ``constraints:``)
         self._violations: dict[int, tuple[float, ...]] = {}
 
@@ -215,8 +222,9 @@ class GPStrategy(Strategy):
 
         ids, configs, losses = self._training_set()
         x, c = self.encoding.encode(configs)
-        y = np.asarray(losses, dtype=float)
-        gp = self._fitted(x, c, y)
+        log = on_log_scale([loss for _, loss in self._results.values() if loss is not None])
+        y = scaled(losses, log)
+        gp = self._fitted(x, c, y, log)
         violations = self._violation_rows(ids)
         feasible = np.all(violations <= 0.0, axis=1)
         means = gp.predict(x, c)[0]
@@ -254,7 +262,8 @@ class GPStrategy(Strategy):
             rows = [rows[i] for i in sorted(best | set(recent))]
         return [tid for tid, _, _ in rows], [p for _, p, _ in rows], [loss for _, _, loss in rows]
 
-    def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray) -> GaussianProcess:
+    def _fitted(self, x: np.ndarray, c: np.ndarray, y: np.ndarray, log: bool) -> GaussianProcess:
+        """The process on ``y`` (the losses on the log scale if ``log``), refitted when due."""
         from hpnb.core.strategies.gp_model import NOISY_PRIOR, PRIOR_NOISE, GaussianProcess, fit
 
         runs = self._runs()
@@ -262,14 +271,20 @@ class GPStrategy(Strategy):
         # a search whose noise is not known is fitted expecting noise until its probes agree
         expects = noisy or (self.noise is None and self._probes(runs) < PROBES)
         n, prior = len(y), NOISY_PRIOR if expects else PRIOR_NOISE
-        if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at or prior != self._prior:
-            # a fit under another noise prior (the noise just found) starts afresh, not from its optimum
-            start = self._hyper if prior == self._prior else None
-            measured = noise_variance(runs) if noisy else None
-            gp = fit(x, c, y, start=start, noise_prior=prior, noise=measured)
-            self._hyper, self._fitted_at, self._prior = gp.hyper, n, prior
+        same = prior == self._prior and log == self._log
+        if self._hyper is None or n <= ALWAYS_REFIT or n >= 1.1 * self._fitted_at or not same:
+            # a fit under another noise prior (the noise just found) or on another scale starts
+            # afresh, not from the last optimum
+            measured = noise_variance(self._runs_scaled(runs, log)) if noisy else None
+            gp = fit(x, c, y, start=self._hyper if same else None, noise_prior=prior, noise=measured)
+            self._hyper, self._fitted_at, self._prior, self._log = gp.hyper, n, prior, log
             return gp
         return GaussianProcess.conditioned(x, c, y, self._hyper)
+
+    @staticmethod
+    def _runs_scaled(runs: list[Runs], log: bool) -> list[Runs]:
+        """The runs with their losses on the scale the model learns."""
+        return [Runs(one.trial_ids, tuple(scaled(one.losses, log))) for one in runs] if log else runs
 
     def best(self) -> dict[str, Any] | None:
         """The configuration whose result is the best so far (None before any), of the feasible

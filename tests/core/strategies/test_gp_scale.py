@@ -1,0 +1,55 @@
+"""gp models losses that span orders of magnitude by their logarithm (hpnb.core.strategies.gp_scale)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hpnb.core.space import FloatParameter, SearchSpace
+from hpnb.core.strategies.gp import GPStrategy
+from hpnb.core.strategies.gp_scale import on_log_scale, scaled
+
+
+@pytest.mark.parametrize(("losses", "log"), [
+    ([0.002, 0.05, 0.9], True),          # a squared error with diverged configurations
+    ([0.01, 1.0], True),                 # exactly two orders of magnitude
+    ([0.12, 0.3, 0.45], False),          # 1 - accuracy: a narrow range
+    ([0.0, 0.3, 5.0], False),            # a perfect score: no logarithm
+    ([-0.9, -0.5], False),               # a maximised metric
+    ([0.001, float("inf")], False),
+    ([], False),
+])
+def test_only_positive_losses_spanning_two_orders_of_magnitude_are_modelled_by_their_log(
+        losses: list[float], log: bool) -> None:
+    assert on_log_scale(losses) is log
+
+
+def test_the_scaled_losses_are_their_natural_log_or_themselves() -> None:
+    assert np.allclose(scaled([1.0, np.e], log=True), [0.0, 1.0])
+    assert np.allclose(scaled([0.2, 0.5], log=False), [0.2, 0.5])
+
+
+def _loss(params: dict[str, Any]) -> float:
+    """A training that diverges beyond a learning rate (x > 0.5), a basin of small errors below it."""
+    x, y = params["x"], params["y"]
+    if x > 0.5:
+        return 1000.0 * (1.0 + y)
+    return 1e-3 + (x - 0.3) ** 2 + (y - 0.6) ** 2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gp_finds_the_floor_of_a_basin_beside_diverged_configurations(seed: int) -> None:
+    # on the raw scale the diverged results set the scale and the basin is one flat value
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0), FloatParameter("y", low=0.0, high=1.0)))
+    gp = GPStrategy(space, seed=seed, budget=30, noise=False)
+    best = np.inf
+    for trial in range(30):
+        suggestion = gp.suggest(trial)
+        assert suggestion is not None
+        loss = _loss(suggestion.params)
+        gp.observe(trial, loss)
+        best = min(best, loss)
+    assert best < 0.005
+    assert gp.best() is not None and _loss(gp.best()) == best
