@@ -15,7 +15,7 @@ driver uses them: each running trial reports every epoch (``Strategy.report``, t
 verdict), a stopped or finished trial is observed, and a new configuration is asked for as soon as
 a slot frees. The configuration chosen after ``n`` epochs in all is the best of the trials that ran
 to ``max_t``. A run spends as many epochs as ``--hartmann-trials`` (default 300) or ``--digits-trials``
-(default 20) trials running to ``max_t`` would.
+(default 100) trials running to ``max_t`` would.
 
 With ``--dehb-python PATH`` (the Python of an environment with ``pip install dehb==0.1.2``: it pins
 numpy 1.26, so it does not share hpnb's) the ``dehb`` package runs the Hartmann task too, through
@@ -24,9 +24,10 @@ its ask/tell interface in the same 4 slots (``dehb_package.py``), as "dehb packa
 The figure: the epochs each contender needs for its median quality (over seeds) to reach ASHA +
 random's median final quality, as a share of ASHA + random's epochs. Goal: <= 1/3 for bohb and dehb.
 
-Usage (nice -n 10; about 4 minutes with --quick, 3 seeds of the digits task):
+Usage (nice -n 10; --quick: 5 Hartmann seeds, 3 digits seeds of 20 trials' worth, about 4 minutes;
+the defaults, 10 seeds of each task, 30 to 45 minutes):
     nice -n 10 python benchmarks/multi_fidelity.py --quick
-    nice -n 10 python benchmarks/multi_fidelity.py --seeds 10 --digits-seeds 5
+    nice -n 10 python benchmarks/multi_fidelity.py
     nice -n 10 python benchmarks/multi_fidelity.py --seeds 10 --digits-seeds 0 --dehb-python ENV/bin/python
 """
 
@@ -67,6 +68,8 @@ CONTENDERS: dict[str, tuple[str, str]] = {
 BASELINE = "asha + random"
 #: the dehb package's column (``--dehb-python``)
 PACKAGE = "dehb package"
+#: the digits task's budget under ``--quick``, in full trials
+QUICK_DIGITS_TRIALS = 20
 #: the digits task trains for real: the contenders that answer the question only.
 DIGITS_CONTENDERS = (BASELINE, "bohb (asha)", "dehb (hyperband)")
 #: a learning curve: the loss after each epoch.
@@ -243,7 +246,8 @@ def report(task: Task, traces: dict[str, list[list[tuple[int, float]]]], epochs:
     target = float(medians[BASELINE][-1])
     rows, goals = [], []
     for label, curve in medians.items():
-        reached = np.flatnonzero(curve <= target)
+        # no target when ASHA + random finished no trial: nothing reaches it
+        reached = np.flatnonzero(curve <= target) if math.isfinite(target) else np.array([], dtype=int)
         share = float(grid[reached[0]] / epochs) if len(reached) else math.inf
         rows.append([label, float(curve[len(grid) // 3 - 1]), float(curve[-1]),
                      "not reached" if math.isinf(share) else f"{share:.2f}",
@@ -261,17 +265,19 @@ def report(task: Task, traces: dict[str, list[list[tuple[int, float]]]], epochs:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=10, help="seeds of the Hartmann task")
-    parser.add_argument("--digits-seeds", type=int, default=5, help="seeds of the digits task (0: skip it)")
-    parser.add_argument("--quick", action="store_true", help="5 Hartmann seeds, 3 digits seeds")
+    parser.add_argument("--digits-seeds", type=int, default=10, help="seeds of the digits task (0: skip it)")
+    parser.add_argument("--quick", action="store_true",
+                        help="5 Hartmann seeds, 3 digits seeds of 20 trials' worth")
     parser.add_argument("--hartmann-trials", type=int, default=300,
                         help="the Hartmann task's epochs, in full trials of 27 epochs")
-    parser.add_argument("--digits-trials", type=int, default=20,
+    parser.add_argument("--digits-trials", type=int, default=100,
                         help="the digits task's epochs, in full trials of 27 epochs")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--dehb-python", help="the Python of an environment with the dehb package")
     args = parser.parse_args()
     seeds = {"hartmann": 5 if args.quick else args.seeds, "digits": 3 if args.quick else args.digits_seeds}
-    epochs = {"hartmann": MAX_T * args.hartmann_trials, "digits": MAX_T * args.digits_trials}
+    epochs = {"hartmann": MAX_T * args.hartmann_trials,
+              "digits": MAX_T * (QUICK_DIGITS_TRIALS if args.quick else args.digits_trials)}
     contenders = {"hartmann": tuple(CONTENDERS), "digits": DIGITS_CONTENDERS}
     jobs = [(task, label, seed, epochs[task]) for task in TASKS for label in contenders[task]
             for seed in range(seeds[task])]
