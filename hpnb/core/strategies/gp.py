@@ -12,6 +12,10 @@
   log loss) are modelled by their logarithm (:mod:`.gp_scale`), so a few diverged configurations
   do not flatten the good ones into one value; repeats, their noise and the best configuration
   are still judged on the losses themselves.
+- A model that has settled on one spot proposes points ever closer to those already run there;
+  after :data:`STALLED` proposals in a row within :data:`NEAR` of a point run (per unit axis), the
+  next is the best one away from every point run, so a search cannot spend its budget on one
+  corner that its model mistakes for the minimum.
 - Running trials (``parallel`` > 1) are added with the value the model predicts for them
   (kriging believer), which lowers the improvement expected near them, and no point running or
   already run is proposed again while another is left.
@@ -84,6 +88,9 @@ REPEAT = "repeat"
 #: repeats that must agree before a search whose noise is not known counts as noiseless: one may
 #: agree by chance where the noise takes few values (an accuracy on a small validation set).
 PROBES = 2
+#: a proposal this close to a point already run (per unit numeric axis, same categories) is near it;
+#: after STALLED such proposals in a row the next keeps away from every point run (an escape).
+NEAR, STALLED = 0.01, 3
 
 
 def _warn_if_impractical(budget: int | None, choices: int) -> None:
@@ -126,6 +133,8 @@ class GPStrategy(Strategy):
         self._fitted_at, self._prior = 0, 0.0
         #: whether the last fit modelled the losses by their logarithm
         self._log = False
+        #: model proposals in a row near a point already run
+        self._near_streak = 0
         #: constraint violations of ended trials, by trial id (with ``constraints:``)
         self._violations: dict[int, tuple[float, ...]] = {}
 
@@ -217,7 +226,7 @@ class GPStrategy(Strategy):
                 for tid, (params, loss) in self._results.items()]
 
     def _model_point(self, rng: np.random.Generator) -> dict[str, Any]:
-        from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise
+        from hpnb.core.strategies.gp_acquisition import key, log_ei, maximise, near
         from hpnb.core.strategies.gp_feasibility import FeasibilityModel
 
         ids, configs, losses = self._training_set()
@@ -236,13 +245,17 @@ class GPStrategy(Strategy):
             gp = gp.condition(np.vstack([x, px]), np.vstack([c, pc]), np.concatenate([y, believed]))
         feasibility = FeasibilityModel.fit(x, c, violations) if violations.shape[1] else None
         order = np.lexsort((y, ~feasible))[:5]  # the best feasible points first
-        excluded = {key(xi, ci) for xi, ci in zip(*self.encoding.encode(running + configs), strict=True)}
+        tx, tc = self.encoding.encode(running + configs)
+        excluded = {key(xi, ci) for xi, ci in zip(tx, tc, strict=True)}
 
         def score(cx: np.ndarray, cc: np.ndarray) -> np.ndarray:
             value = np.zeros(len(cx)) if incumbent is None else log_ei(*gp.predict(cx, cc), best=incumbent)
             return value if feasibility is None else value + feasibility.log_probability(cx, cc)
 
-        bx, bc = maximise(score, self.encoding, rng, (x[order], c[order]), excluded)
+        away = (tx, tc, NEAR) if self._near_streak >= STALLED else None
+        bx, bc = maximise(score, self.encoding, rng, (x[order], c[order]), excluded, away)
+        stalled = bool(near(bx[None], bc[None], (tx, tc, NEAR))[0])
+        self._near_streak = self._near_streak + 1 if stalled else 0
         return self.encoding.decode(bx, bc)
 
     def _violation_rows(self, ids: Sequence[int]) -> np.ndarray:

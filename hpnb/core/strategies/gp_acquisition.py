@@ -26,6 +26,8 @@ RANDOM_CANDIDATES, LOCAL_CANDIDATES, STARTS = 1000, 60, 5
 REFINE_SPREADS = (0.1, 0.03, 0.01)
 
 Scorer = Callable[[np.ndarray, np.ndarray], np.ndarray]
+#: points to keep away from (numeric and categorical coordinates) and how far, per numeric axis.
+Away = tuple[np.ndarray, np.ndarray, float]
 
 
 def log_ei(mean: np.ndarray, sd: np.ndarray, best: float) -> np.ndarray:
@@ -44,10 +46,12 @@ def log_ei(mean: np.ndarray, sd: np.ndarray, best: float) -> np.ndarray:
 
 
 def maximise(score: Scorer, encoding: Encoding, rng: np.random.Generator,
-             starts: tuple[np.ndarray, np.ndarray], excluded: set[bytes]) -> tuple[np.ndarray, np.ndarray]:
+             starts: tuple[np.ndarray, np.ndarray], excluded: set[bytes],
+             away: Away | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The candidate with the highest ``score``: random points and neighbours of ``starts`` (the
     best points so far), then the best few refined by ever smaller local moves. Points whose
-    :func:`key` is in ``excluded`` (running or already run) are not chosen while others remain."""
+    :func:`key` is in ``excluded`` (running or already run) are not chosen while others remain,
+    nor, with ``away``, points :func:`near` those while others remain."""
     x, c = encoding.random(rng, RANDOM_CANDIDATES)
     if len(starts[0]):
         nx, nc = encoding.neighbours(starts[0], starts[1], rng, LOCAL_CANDIDATES, REFINE_SPREADS[0])
@@ -59,8 +63,22 @@ def maximise(score: Scorer, encoding: Encoding, rng: np.random.Generator,
         x, c = np.vstack([x, nx]), np.vstack([c, nc])
         values = np.concatenate([values, score(nx, nc)])
     order = np.argsort(-values, kind="stable")
+    if away is not None:
+        close = near(x[order], c[order], away)
+        order = np.concatenate([order[~close], order[close]])
     chosen = next((i for i in order if key(x[i], c[i]) not in excluded), order[0])
     return x[chosen], c[chosen]
+
+
+def near(x: np.ndarray, c: np.ndarray, away: Away) -> np.ndarray:
+    """(n,): whether each point has the categories of one of ``away``'s points and is closer to it
+    than its distance on every numeric axis."""
+    ax, ac, distance = away
+    if not len(ax):
+        return np.zeros(len(x), dtype=bool)
+    close = np.all(np.abs(x[:, None, :] - ax[None, :, :]) < distance, axis=2)
+    same = np.all(c[:, None, :] == ac[None, :, :], axis=2)
+    return np.asarray(np.any(close & same, axis=1))
 
 
 def key(x: np.ndarray, c: np.ndarray) -> bytes:
