@@ -74,11 +74,10 @@ def near(x: np.ndarray, c: np.ndarray, away: Away) -> np.ndarray:
     """(n,): whether each point has the categories of one of ``away``'s points and is closer to it
     than its distance on every numeric axis."""
     ax, ac, distance = away
-    if not len(ax):
-        return np.zeros(len(x), dtype=bool)
-    close = np.all(np.abs(x[:, None, :] - ax[None, :, :]) < distance, axis=2)
-    same = np.all(c[:, None, :] == ac[None, :, :], axis=2)
-    return np.asarray(np.any(close & same, axis=1))
+    out = np.zeros(len(x), dtype=bool)
+    for point, categories in zip(ax, ac, strict=True):  # one point at a time: no (n, m, d) array
+        out |= np.all(np.abs(x - point) < distance, axis=1) & np.all(c == categories, axis=1)
+    return out
 
 
 def key(x: np.ndarray, c: np.ndarray) -> bytes:

@@ -5,7 +5,8 @@ Errors such as a mean squared error or a log loss differ by factors, not by amou
 diverged configurations, a thousand times worse than the good ones, would set the standardised
 scale of the raw losses and flatten every good configuration into one value, leaving the model
 nothing to tell them apart by. Losses in a narrower range (error rates between 0.1 and 0.4), or
-a metric that is maximised (negated, so not positive), are learnt as they are.
+with a value at or below zero (an accuracy that is maximised: its loss is the negated accuracy),
+are learnt as they are.
 
 Example:
     >>> on_log_scale([0.002, 0.01, 0.9]), on_log_scale([0.12, 0.3]), on_log_scale([0.0, 5.0])
