@@ -39,7 +39,7 @@ import math
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +51,7 @@ from mf_hartmann import observed_loss, regret
 
 from hpnb.core.early_stopping import stopping_rule_class
 from hpnb.core.early_stopping.base import Decision
+from hpnb.core.repeats import config_key
 from hpnb.core.space import FloatParameter, IntParameter, SearchSpace
 from hpnb.core.strategies import strategy_class
 from hpnb.core.trial import TrialState
@@ -154,13 +155,13 @@ def _digits_training(params: dict[str, Any], random_state: int) -> Curve:
 
 #: fresh trainings that measure a chosen configuration's quality on the digits task
 RETRAINS = 5
-_RETRAINED: dict[tuple[Any, ...], float] = {}
+_RETRAINED: dict[Hashable, float] = {}
 
 
 def digits_quality(params: dict[str, Any], _observed: float) -> float:
     """The mean validation log loss after ``MAX_T`` epochs over ``RETRAINS`` trainings of ``params``
     with fixed random states (the same for every contender)."""
-    key = tuple(sorted(params.items()))
+    key = config_key(params)
     if key not in _RETRAINED:
         finals = [list(_digits_training(params, 10_000 + k))[-1] for k in range(RETRAINS)]
         _RETRAINED[key] = float(np.mean(finals))
