@@ -6,9 +6,10 @@ asynchronous: a configuration is proposed whenever a slot frees.
   budget, at least 5) and ``reduction`` times fewer at each rung above (at least 3).
 - A new trial starts at a budget (under ``hyperband`` its bracket's first rung, under ``asha``
   the first rung) and is a challenger for one member of that budget's subpopulation, targets
-  taken round robin. The first ``population`` trials starting at a budget are drawn at random,
-  unless a budget below has a subpopulation to mutate from (the later brackets of ``hyperband``);
-  a target whose place is still empty is a random point.
+  taken round robin. The first trials starting at a budget, as many as its subpopulation has
+  members, are the points of a scrambled Latin hypercube (as ``de``'s initial population), unless
+  a budget below has a subpopulation to mutate from (the later brackets of ``hyperband``); a
+  target whose place is still empty is a random point.
 - Mutation draws from the *parent* budget's subpopulation, as in the paper: the rung below the
   trial's start; at the first rung (every trial under ``asha``), the highest budget whose
   subpopulation is full, whose members are the ones the rule promoted. It is
@@ -42,9 +43,12 @@ import numpy as np
 from hpnb.core.space import SearchSpace
 from hpnb.core.strategies.de import challenger, evolution_options
 from hpnb.core.strategies.multi_fidelity import MultiFidelityStrategy
+from hpnb.core.strategies.sobol import latin_hypercube
 
 #: the fewest members a subpopulation has, and a mutation needs.
 MIN_MEMBERS = 3
+#: the seeds of two budgets' initial designs are this far apart
+DESIGN_STRIDE = 7919
 #: trial id -> (the budget it starts at, how many trials started there before it)
 Assigned = dict[int, tuple[int, int]]
 
@@ -106,13 +110,19 @@ class DEHBStrategy(MultiFidelityStrategy):
         parent, pool = self._parent_pool(start, assigned)
         initial = before < self.size(start) and parent >= start
         if pool is None or initial:
-            return self.space.from_unit(rng.random(dim)), {"dehb": "random", "budget": start,
-                                                           "target": target}
+            point = self._design(start)[before] if before < self.size(start) else rng.random(dim)
+            return self.space.from_unit(point), {"dehb": "random", "budget": start, "target": target}
         held = self.subpopulation(start, assigned)[target]
         point = challenger(rng, pool, rng.random(dim) if held is None else self.unit(held),
                            self.mutation, self.crossover)
         info = {"dehb": "mutant", "budget": start, "target": target, "model": parent}
         return self.space.from_unit(point), info
+
+    def _design(self, budget: int) -> np.ndarray:
+        """The initial points of ``budget``'s subpopulation: a scrambled Latin hypercube, seeded by
+        the search's seed and the budget."""
+        seed = self.resolved_seed + DESIGN_STRIDE * budget
+        return latin_hypercube(self.space.dimension, self.size(budget), seed)
 
     def _parent_pool(self, start: int, assigned: Assigned) -> tuple[int, np.ndarray | None]:
         """The parent budget of trials starting at ``start`` and its members' points (None: no full

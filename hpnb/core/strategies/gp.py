@@ -209,10 +209,9 @@ class GPStrategy(Strategy):
     def _startup_point(self, trial_id: int) -> np.ndarray:
         if self._suggested < self.n_startup:
             if self._design is None:
-                from hpnb.core.strategies.sobol import draw, scrambled_engine
+                from hpnb.core.strategies.sobol import latin_hypercube
 
-                engine = scrambled_engine("lhs", max(self.space.dimension, 1), self.resolved_seed)
-                self._design = draw(engine, self.n_startup)[:, : self.space.dimension]
+                self._design = latin_hypercube(self.space.dimension, self.n_startup, self.resolved_seed)
             return self._design[self._suggested]
         return np.random.default_rng([self.resolved_seed, int(trial_id)]).random(self.space.dimension)
 

@@ -45,6 +45,12 @@ def draw(engine: qmc.QMCEngine, n: int) -> np.ndarray:
         return np.asarray(engine.random(n), dtype=float)
 
 
+def latin_hypercube(dimension: int, n: int, seed: int) -> np.ndarray:
+    """(n, dimension): a scrambled Latin hypercube of the unit cube, seeded (no columns for a
+    space of fixed parameters only)."""
+    return draw(scrambled_engine("lhs", max(dimension, 1), seed), n)[:, :dimension]
+
+
 class SobolStrategy(Strategy):
     """Successive points of one scrambled Sobol sequence."""
 

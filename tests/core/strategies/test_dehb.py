@@ -40,7 +40,7 @@ def test_subpopulations_shrink_by_the_reduction_per_budget() -> None:
 
 def test_selection_per_budget_replaces_a_target_only_when_better() -> None:
     dehb = _asha_dehb(population=5)
-    for tid in range(5):  # the initial subpopulation of the first rung: random draws
+    for tid in range(5):  # the initial subpopulation of the first rung: its design's points
         assert dehb.suggest(tid).info["dehb"] == "random"  # type: ignore[union-attr]
         dehb.report(tid, 1, 1.0 + tid)
     assert dehb.subpopulation(1) == [0, 1, 2, 3, 4]
@@ -49,6 +49,23 @@ def test_selection_per_budget_replaces_a_target_only_when_better() -> None:
     dehb.report(5, 1, 0.5)  # beats member 0 (1.0)
     dehb.report(6, 1, 9.0)  # loses to member 1 (2.0)
     assert dehb.subpopulation(1) == [5, 1, 2, 3, 4]
+
+
+def test_a_first_subpopulation_spreads_as_a_latin_hypercube() -> None:
+    """Its members take one of ``size`` equal slices of each axis each, for every seed; a second
+    strategy with the same seed proposes the same points, another seed others."""
+    for seed in range(5):
+        dehb = DEHBStrategy(_square(), seed=seed, population=8)
+        dehb.use_stopping_rule(ASHA(grace=1, reduction=3, max_t=27))
+        points = np.array([_point(dehb.suggest(tid).params) for tid in range(8)])  # type: ignore[union-attr]
+        for axis in range(2):
+            assert sorted((points[:, axis] * 8).astype(int)) == list(range(8)), points
+        again = _asha_dehb(population=8) if seed == 0 else None
+        if again is not None:
+            assert [_point(again.suggest(tid).params) for tid in range(8)] == [tuple(p) for p in points]  # type: ignore[union-attr]
+    other = _asha_dehb(population=8)
+    assert _point(other.suggest(0).params) != _point(  # type: ignore[union-attr]
+        DEHBStrategy(_square(), seed=1, population=8).suggest(0).params)  # type: ignore[union-attr]
 
 
 def test_a_promoted_trial_joins_the_next_budget_in_place_of_its_worst_member() -> None:
