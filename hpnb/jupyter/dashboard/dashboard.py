@@ -88,6 +88,7 @@ class Dashboard:
         self._closed = threading.Event()
         self._refresher = RestartableThread(self._run, "hpnb-dashboard")
         self._final_shown = False
+        self._last_view_final = False
         self.controls = Controls(search, self._selected_trial, self._after_action,
                                  resume=self._resumer(resume) if resume else None)
         self.widgets = DashboardWidgets(self.model, self.controls, search.spec.strategy.name,
@@ -120,10 +121,14 @@ class Dashboard:
         """Read the store and redraw now (any thread). With ``plots`` False (in the cell that shows
         the dashboard) the plots and the new results are left for the refresh thread."""
         with self._render_lock:
-            self.model.update(results=plots)
+            # the handle first, the store second: a view read once the driver has ended is final
+            # (the driver ends after its last write), so the final summary never shows it running
             live = bool(self.search.is_live)
-            view = self.model.view(state=self.search.state)
+            state = self.search.state
+            self.model.update(results=plots)
+            view = self.model.view(state=state)
             self._last_view = view
+            self._last_view_final = not live
             self.widgets.render(view, live, plots)
             self.widgets.set_best_code(*self._cell_code(view))
             self._show_log(view)
@@ -163,7 +168,7 @@ class Dashboard:
                 view = self._last_view
             if self.model.behind:  # a large search is read in bounded steps
                 self._dirty.set()
-            elif not view.header.summary.state.is_active and not self.search.is_live:
+            elif self._last_view_final and not view.header.summary.state.is_active:
                 self.show_final()
                 if not self._dirty.is_set():
                     return
