@@ -7,7 +7,6 @@ end just after: the summary it leaves in the notebook must still count every tri
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,14 +24,6 @@ pytestmark = pytest.mark.slow
 cloudpickle.register_pickle_by_value(resumable)
 
 
-@pytest.fixture(scope="module")
-def local_cluster() -> Iterator[None]:
-    yield
-    from hpnb.cluster.connect import shutdown_local
-
-    shutdown_local()
-
-
 class RecordedDisplay:
     """Stands for IPython's display handle: keeps the text of each update."""
 
@@ -43,7 +34,7 @@ class RecordedDisplay:
         self.texts.append(obj._repr_mimebundle_()["text/plain"])
 
 
-def test_a_store_read_just_before_the_end_never_becomes_the_final_summary(local_cluster, tmp_path: Path):
+def test_a_store_read_just_before_the_end_never_becomes_the_final_summary(local_clusters, tmp_path: Path):
     search = hpnb.search(partial(resumable.counted_steps, steps=6, pause=0.1), store=tmp_path / "hpnb.sqlite",
                          name="ending", metric="loss", strategy="random", trials=2, parallel=1, seed=0,
                          parameters={"x": {"min": 1.0, "max": 2.0}}, resources={"workers": 1})

@@ -3,7 +3,6 @@ store file): a trial selected in the leaderboard is paused by a click and resume
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -20,14 +19,6 @@ pytestmark = pytest.mark.slow
 cloudpickle.register_pickle_by_value(resumable)
 
 
-@pytest.fixture(scope="module")
-def local_cluster() -> Iterator[None]:
-    yield
-    from hpnb.cluster.connect import shutdown_local
-
-    shutdown_local()
-
-
 def start(tmp_path: Path, name: str, trials: int) -> hpnb.Search:
     """A live search of ``trials`` trials one at a time, each 30 steps of 0.1 s with a checkpoint each."""
     return hpnb.search(partial(resumable.counted_steps, steps=30, pause=0.1), store=tmp_path / "hpnb.sqlite",
@@ -35,7 +26,8 @@ def start(tmp_path: Path, name: str, trials: int) -> hpnb.Search:
                        parameters={"x": {"min": 1.0, "max": 2.0}}, resources={"workers": 2})
 
 
-def test_pause_and_resume_buttons_act_on_the_trial_selected_in_the_leaderboard(local_cluster, tmp_path: Path):
+def test_pause_and_resume_buttons_act_on_the_trial_selected_in_the_leaderboard(
+        local_clusters, tmp_path: Path) -> None:
     search = start(tmp_path, "buttons", trials=3)
     dashboard = Dashboard(search)
     controls = dashboard.controls
@@ -70,7 +62,7 @@ def test_pause_and_resume_buttons_act_on_the_trial_selected_in_the_leaderboard(l
     dashboard.close()
 
 
-def test_pausing_a_finished_trial_from_the_dashboard_shows_why_not(local_cluster, tmp_path: Path):
+def test_pausing_a_finished_trial_from_the_dashboard_shows_why_not(local_clusters, tmp_path: Path):
     search = start(tmp_path, "finished", trials=2)
     dashboard = Dashboard(search)
     wait_for(lambda: any(t.trial_id == 1 for t in search.store.trials(search.experiment_id)))
