@@ -121,18 +121,25 @@ def _open(browser, server: Server, name: str, width: int) -> tuple[object, objec
 
 
 def _answer_dialog(button) -> None:
-    """Accept a dialog the client raised ("Select Kernel", asked when the kernel takes long to start
-    on a busy machine: the default one); one still open after that is dismissed. Its text is
-    printed: pytest shows it with a failure."""
+    """Answer a "Select Kernel" dialog the client raised (when a kernel start took long on a busy
+    machine). JupyterLab labels its reject button "Cancel" when the notebook has a kernel already:
+    that one is kept (a new kernel would cut the cells running on it); without a kernel the
+    default one is accepted. One still open after that is dismissed. Its text is printed: pytest
+    shows it with a failure."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     dialog = button.page.locator(".jp-Dialog").first
-    print("a dialog:", " | ".join(dialog.inner_text(timeout=5_000).split("\n")))
-    button.click(timeout=10_000)
+    text = dialog.inner_text(timeout=5_000)
+    print("a dialog:", " | ".join(text.split("\n")))
+    reject = dialog.locator(".jp-mod-reject").first
+    has_kernel = ("Select Kernel" in text and reject.count() > 0
+                  and reject.inner_text(timeout=5_000).strip() == "Cancel")
+    (reject if has_kernel else button).click(timeout=10_000)
+    print("kept the running kernel" if has_kernel else "accepted the default kernel")
     try:
         dialog.wait_for(state="hidden", timeout=5_000)
     except PlaywrightTimeout:
-        print("it stayed open after its accept button: dismissed with Escape")
+        print("it stayed open after its answer: dismissed with Escape")
         button.page.keyboard.press("Escape")
 
 
