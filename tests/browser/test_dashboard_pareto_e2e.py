@@ -80,13 +80,13 @@ def _stored(lab_server):
 
 def _pareto_plot(page, log, points: int) -> dict:
     """The Pareto plot's traces once it shows all ``points`` ranked trials (it redraws a moment
-    after the header)."""
+    after the header): the traces that met the condition, as a second read could fall between
+    two draws."""
     count = "(name) => (d.traces[name] ? d.traces[name].x.length : 0)"
-    wait_until(page, log, f"() => {{ const d = ({PARETO_TRACES})(); const n = {count}; "
-               f"return !!d && n('Pareto front') > 0 "
-               f"&& n('Pareto front') + n('other ranks') === {points}; }}",
-               what=f"the Pareto front plot of {points} trials")
-    return page.evaluate(PARETO_TRACES)
+    return wait_until(page, log, f"() => {{ const d = ({PARETO_TRACES})(); const n = {count}; "
+                      f"return d && n('Pareto front') > 0 "
+                      f"&& n('Pareto front') + n('other ranks') === {points} ? d : null; }}",
+                      what=f"the Pareto front plot of {points} trials")
 
 
 def _click_point(page, x: float, y: float) -> None:
@@ -135,9 +135,9 @@ def test_the_pareto_view_table_and_copied_trial_of_a_two_objective_search(pareto
     chosen = front[len(front) // 2]
     _click_point(page, chosen.metrics["val_loss"], chosen.metrics["latency_ms"])
     dashboard.locator(f'.hpnb-table tr.hpnb-selected[data-trial="{chosen.trial_id}"]').wait_for()
-    circled = f"() => {{ const d = ({PARETO_TRACES})(); return !!d && d.traces.selected.x.length > 0; }}"
-    wait_until(page, log, circled, what="the selected trial circled")
-    assert page.evaluate(PARETO_TRACES)["traces"]["selected"]["x"] == [chosen.metrics["val_loss"]]
+    circled = f"() => {{ const d = ({PARETO_TRACES})(); return d?.traces.selected?.x.length ? d : null; }}"
+    selected = wait_until(page, log, circled, what="the selected trial circled")["traces"]["selected"]
+    assert selected["x"] == [chosen.metrics["val_loss"]]
     button = dashboard.locator("button.hpnb-copy-best")
     button.filter(has_text=f"Copy trial {chosen.trial_id} as a cell").wait_for()
     if os.environ.get("HPNB_UPDATE_DOC_IMAGES") or not IMAGE.exists():
