@@ -8,10 +8,11 @@
   best posterior mean of a point already run, so one lucky noisy result does not set the bar.
 - Failed trials count as the worst result so far (the model learns to avoid them);
   early-stopped ones with their last value.
-- Losses that are all positive and span two orders of magnitude or more (a mean squared error, a
-  log loss) are modelled by their logarithm (:mod:`.gp_scale`), so a few diverged configurations
-  do not flatten the good ones into one value; repeats, their noise and the best configuration
-  are still judged on the losses themselves.
+- Losses that are all positive, the worst 20 times the best or more (a mean squared error, a
+  log loss, an error rate with configurations at chance), are modelled by their logarithm
+  (:mod:`.gp_scale`), so a few diverged configurations do not flatten the good ones into one
+  value; repeats, their noise and the best configuration are still judged on the losses
+  themselves.
 - A model that has settled on one spot proposes points ever closer to those already run there;
   after :data:`STALLED` proposals in a row within :data:`NEAR` of a point run (per unit axis), the
   next is the best one away from every point run, so a search cannot spend its budget on one

@@ -14,14 +14,16 @@ from hpnb.core.strategies.gp_scale import on_log_scale, scaled
 
 @pytest.mark.parametrize(("losses", "log"), [
     ([0.002, 0.05, 0.9], True),          # a squared error with diverged configurations
-    ([0.01, 1.0], True),                 # exactly two orders of magnitude
+    ([0.05, 1.0], True),                 # exactly LOG_SPAN (20) times the best
+    ([0.03, 0.2, 0.86], True),           # 1 - accuracy, some configurations at chance
+    ([0.06, 0.2, 1.0], False),           # under 20 times the best
     ([0.12, 0.3, 0.45], False),          # 1 - accuracy: a narrow range
     ([0.0, 0.3, 5.0], False),            # a perfect score: no logarithm
     ([-0.9, -0.5], False),               # a maximised metric
     ([0.001, float("inf")], False),
     ([], False),
 ])
-def test_only_positive_losses_spanning_two_orders_of_magnitude_are_modelled_by_their_log(
+def test_only_positive_losses_spanning_twentyfold_or_more_are_modelled_by_their_log(
         losses: list[float], log: bool) -> None:
     assert on_log_scale(losses) is log
 
