@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,21 @@ def test_the_scaled_losses_are_their_natural_log_or_themselves() -> None:
     assert np.allclose(scaled([0.2, 0.5], log=False), [0.2, 0.5])
 
 
+def _searched(loss: Callable[[dict[str, Any]], float], seed: int, trials: int) -> tuple[GPStrategy, float]:
+    """``gp`` run on ``loss`` over the unit square (x, y) for ``trials`` trials, each result reported
+    as the numpy scalar training code reports: the strategy and the best loss it observed."""
+    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0), FloatParameter("y", low=0.0, high=1.0)))
+    gp = GPStrategy(space, seed=seed, budget=trials, noise=False)
+    best = np.inf
+    for trial in range(trials):
+        suggestion = gp.suggest(trial)
+        assert suggestion is not None
+        value = np.float64(loss(suggestion.params))
+        gp.observe(trial, value)
+        best = min(best, float(value))
+    return gp, best
+
+
 def _loss(params: dict[str, Any]) -> float:
     """A training that diverges beyond a learning rate (x > 0.5), a basin of small errors below it."""
     x, y = params["x"], params["y"]
@@ -44,15 +60,7 @@ def _loss(params: dict[str, Any]) -> float:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_gp_finds_the_floor_of_a_basin_beside_diverged_configurations(seed: int) -> None:
     # on the raw scale the diverged results set the scale and the basin is one flat value
-    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0), FloatParameter("y", low=0.0, high=1.0)))
-    gp = GPStrategy(space, seed=seed, budget=30, noise=False)
-    best = np.inf
-    for trial in range(30):
-        suggestion = gp.suggest(trial)
-        assert suggestion is not None
-        loss = _loss(suggestion.params)
-        gp.observe(trial, loss)
-        best = min(best, loss)
+    gp, best = _searched(_loss, seed, trials=30)
     assert best < 0.005
     assert gp.best() is not None and _loss(gp.best()) == best
 
@@ -69,11 +77,6 @@ def _error_rate(params: dict[str, Any]) -> float:
 def test_gp_comes_close_to_an_error_rates_floor_beside_configurations_at_chance(seed: int) -> None:
     # the chance plateau is 29 times the floor: on the raw scale it flattens the bowl (seeds 0 and 4
     # ended 0.006 and 0.009 above the floor)
-    space = SearchSpace((FloatParameter("x", low=0.0, high=1.0), FloatParameter("y", low=0.0, high=1.0)))
-    gp = GPStrategy(space, seed=seed, budget=25, noise=False)
-    for trial in range(25):
-        suggestion = gp.suggest(trial)
-        assert suggestion is not None
-        gp.observe(trial, _error_rate(suggestion.params))
+    gp, _ = _searched(_error_rate, seed, trials=25)
     best = gp.best()
     assert best is not None and _error_rate(best) - 0.03 < 0.003
