@@ -25,6 +25,7 @@ from hpnb.cli import main as cli_main
 from hpnb.jupyter.dashboard import trial_artifacts
 from hpnb.runner.checkpoint_refs import CheckpointRefs
 from hpnb.runner.checkpoint_store import CheckpointStoreError
+from hpnb.runner.stuck_threads import _cancelled_still_running
 from tests.runner import checkpointing_objectives, objectives, resumable
 from tests.waiting import wait_until
 
@@ -114,8 +115,11 @@ def _interrupted(store, client, name: str, **options):
                          strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
                          **options).wait(60)
     assert search.state == "FAILED" and "the driver dies" in search.message
-    # its trial goes on writing checkpoints until its next report finds no driver: wait for its end
-    wait_until(lambda: not any(client.processing().values()), message="the dead driver's trial to end")
+    # its trial goes on writing checkpoints until its next report finds no driver: wait for its end,
+    # its thread's too (a task the scheduler cancelled leaves the scheduler's processing at once)
+    wait_until(lambda: not any(client.processing().values())
+               and not any(client.run(_cancelled_still_running).values()),
+               message="the dead driver's trial to end")
     return search, store.trial(search.experiment_id, 0)
 
 
