@@ -20,10 +20,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from hpnb.core import control
+from hpnb.core.control import ANSWER_WAIT
 from hpnb.core.errors import HpnbError
 from hpnb.core.objectives import describe
 from hpnb.core.spec import ExperimentSpec
-from hpnb.core.store import ExperimentRecord, Store, TrialRecord
+from hpnb.core.store import ExperimentRecord, Store
+from hpnb.core.store.commands import CommandRecord, CommandRefused, command_problem
 from hpnb.core.store.store_errors import UnknownTrial
 from hpnb.core.summary import (
     ExperimentState,
@@ -34,13 +37,17 @@ from hpnb.core.summary import (
 from hpnb.core.trial_log import TrialLog, read_trial_log, unknown_trial
 from hpnb.launch import Launch
 from hpnb.runner.checkpoint_store import CheckpointStore, search_location
-from hpnb.runner.driver import Command, Driver
-from hpnb.runner.pausing import PauseRefused, pause_problem, resume_problem
+from hpnb.runner.driver import Driver
+from hpnb.runner.pausing import PauseRefused
 from hpnb.search_insight import SearchInsight
 
 if TYPE_CHECKING:
     import pandas as pd
     from distributed import Client
+
+
+#: seconds between two reads of the store while waiting for a search another process drives.
+WAIT_POLL = 0.2
 
 
 class Search(SearchInsight):
@@ -77,6 +84,11 @@ class Search(SearchInsight):
         """Whether this process drives the search right now."""
         # never Thread.is_alive: an interrupted join (Ctrl-C in wait) can make it lie
         return self._launch is not None and self._launch.is_live
+
+    @property
+    def is_running(self) -> bool:
+        """Whether a driver runs the search now, in this process or any other (it takes commands)."""
+        return self.is_live or control.not_running_reason(self.record, time.time()) is None
 
     @property
     def _driver(self) -> Driver | None:
@@ -117,22 +129,53 @@ class Search(SearchInsight):
     def wait(self, timeout: float | None = None) -> Search:
         """Block until the search ends (or ``timeout`` seconds pass); returns self.
 
-        Interrupting the wait (Ctrl-C, the notebook's Interrupt) only stops waiting:
-        the search runs on, and this handle still drives it.
+        A search driven by another process (detached, another kernel) is waited for through the
+        store. Interrupting the wait (Ctrl-C, the notebook's Interrupt) only stops waiting: the
+        search runs on, and this handle still drives it.
         """
         if self._launch is not None:
             self._launch.wait(timeout)
+            return self
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.is_running and (deadline is None or time.monotonic() < deadline):
+            left = WAIT_POLL if deadline is None else deadline - time.monotonic()
+            time.sleep(max(0.0, min(WAIT_POLL, left)))
         return self
+
+    def command(self, kind: str, value: int | None = None, *, wait: float = ANSWER_WAIT,
+                source: str = "python") -> CommandRecord:
+        """Send a command to the search's driver, whichever process or host runs it, and wait up
+        to ``wait`` seconds for its answer (see :mod:`hpnb.core.control`).
+
+        Returns:
+            The command as stored: ``state`` done (``reply`` says what was done) or, when the
+            driver has not answered within ``wait``, pending.
+
+        Raises:
+            CommandRefused: the driver refused it, or no driver runs the search (the message
+                says why); :class:`PauseRefused` for a pause or resume.
+
+        Example:
+            >>> search.command("extend", 10).reply  # doctest: +SKIP
+            "search 'mlp-lr' has a budget of 50 trials now (+10)"
+        """
+        try:
+            sent = control.send(self.store, self.name, kind, value, source=f"{source} {driver_id()}")
+            if self._launch is not None:
+                self._launch.wake()
+            return control.raise_if_refused(control.await_answer(self.store, sent, wait))
+        except CommandRefused as refused:
+            if kind in ("pause_trial", "resume_trial"):
+                raise PauseRefused(str(refused)) from None
+            raise
 
     def stop(self) -> None:
         """Stop the search: running trials are asked to stop, none is started."""
-        if not (self.is_live and self._send(Command("stop"))):
-            self.store.request_stop(self.name)
+        self.command("stop")
 
     def stop_trial(self, trial_id: int) -> None:
         """Ask one running trial to stop (it is marked STOPPED)."""
-        self._require_live("stop a trial")
-        self._send(Command("stop_trial", int(trial_id)))
+        self.command("stop_trial", int(trial_id))
 
     def pause_trial(self, trial_id: int) -> None:
         """Pause a trial at its next decision point (its next report when the search has none): its
@@ -147,25 +190,17 @@ class Search(SearchInsight):
         Example:
             >>> search.pause_trial(3)  # doctest: +SKIP
         """
-        self._require_live("pause a trial")
-        self._check_trial(trial_id, pause_problem)
-        self._send(Command("pause_trial", int(trial_id)))
+        self.command("pause_trial", int(trial_id))
 
     def resume_trial(self, trial_id: int) -> None:
         """Resume a paused trial: it takes the next free slot, from its latest checkpoint."""
-        self._require_live("resume a trial (hpnb.resume(name, objective) resumes a search and its "
-                           "paused trials)")
-        self._check_trial(trial_id, resume_problem)
-        self._send(Command("resume_trial", int(trial_id)))
+        self.command("resume_trial", int(trial_id))
 
-    def _check_trial(self, trial_id: int, problem: Callable[[TrialRecord], str | None]) -> None:
+    def _check_trial(self, trial_id: int) -> None:
         try:
-            trial = self.store.trial(self.experiment_id, int(trial_id))
+            self.store.trial(self.experiment_id, int(trial_id))
         except UnknownTrial:
             raise unknown_trial(self.name, trial_id, self.store.trial_id_range(self.experiment_id)) from None
-        reason = problem(trial)
-        if reason is not None:
-            raise PauseRefused(reason)
 
     def artifacts(self, trial_id: int) -> list[dict[str, Any]]:
         """The files trial ``trial_id`` recorded with ``hpnb.artifact``: ``{"name", "size", "path"}``
@@ -175,7 +210,7 @@ class Search(SearchInsight):
             >>> [a["name"] for a in search.artifacts(3)]  # doctest: +SKIP
             ['loss.png', 'predictions.csv']
         """
-        self._check_trial(trial_id, lambda trial: None)
+        self._check_trial(trial_id)
         return self.checkpoint_store().artifacts(int(trial_id))
 
     def checkpoint_store(self) -> CheckpointStore:
@@ -185,24 +220,30 @@ class Search(SearchInsight):
                                                record.spec))
 
     def extend(self, n: int) -> None:
-        """Raise the budget by ``n`` trials; a finished search starts running again."""
-        if int(n) <= 0:
-            raise HpnbError(f"extend: n must be a positive number of trials (got {n})")
-        if self.is_live and self._send(Command("extend", int(n))):
+        """Raise the budget by ``n`` trials; a finished search this handle can run starts again."""
+        problem = command_problem("extend", n)
+        if problem is not None:
+            raise CommandRefused(problem)
+        if self.is_running:
+            self.command("extend", int(n))
             return
         self.wait()
         if self._objective is None:
-            raise HpnbError(f"extend: search {self.name!r} is not running here; "
-                            "use hpnb.resume(name, objective) and then extend")
+            raise HpnbError(f"extend: search {self.name!r} is not running; hpnb.resume(name, objective) "
+                            f"and then extend, or `hpnb extend {self.name} {n}` and "
+                            f"`hpnb resume {self.name} --detach`")
         record = self.record
         self.store.update_experiment(self.experiment_id, budget=record.budget + int(n))
         self._start()
 
     def set_parallel(self, n: int) -> None:
         """Run at most ``n`` trials at once from now on."""
-        if int(n) <= 0:
-            raise HpnbError(f"set_parallel: n must be at least 1 (got {n})")
-        if not (self.is_live and self._send(Command("parallel", int(n)))):
+        problem = command_problem("parallel", n)
+        if problem is not None:
+            raise CommandRefused(problem)
+        if self.is_running:
+            self.command("parallel", int(n))
+        else:  # the limit the next run of the search starts with
             self.store.update_experiment(self.experiment_id, parallel=int(n))
 
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
@@ -292,14 +333,6 @@ class Search(SearchInsight):
         return read_trial_log(self.store, self.record, trial_id, time.time())
 
     # -- internals --------------------------------------------------------------------
-    def _send(self, command: Command) -> bool:
-        """True when the running driver took ``command``."""
-        return self._launch is not None and self._launch.offer(command)
-
-    def _require_live(self, what: str) -> None:
-        if not self.is_live:
-            raise HpnbError(f"cannot {what}: search {self.name!r} is not running in this process")
-
     def _notify(self) -> None:
         for listener in list(self._listeners):
             with contextlib.suppress(Exception):  # a broken display must not stop the search

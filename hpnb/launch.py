@@ -31,6 +31,7 @@ from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.frozen import thaw
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.store import CLEAR, Store
+from hpnb.core.store.commands import DONE
 from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL
@@ -43,7 +44,7 @@ from hpnb.runner.checkpoint_store import (
     CheckpointStoreError,
     search_location,
 )
-from hpnb.runner.driver import Command, Driver
+from hpnb.runner.driver import Driver
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import recover
 
@@ -79,12 +80,14 @@ class Launch:
         client: a Dask client to use instead of ``spec.resources.cluster``.
         namespace: where ``resources.cluster: NAME`` is looked up.
         on_change: called after each change the driver stores, and when the start ends.
+        commands_since: commands sent from this moment on (epoch seconds; default: now) are for
+            this driver, older pending ones were sent to a driver that is gone and are refused.
     """
 
     def __init__(self, store: Store, experiment_id: int, name: str, spec: ExperimentSpec,
                  objective: Callable[..., Any], *, holder: str, client: Client | None = None,
                  namespace: Mapping[str, Any] | None = None,
-                 on_change: Callable[[], None] = lambda: None) -> None:
+                 on_change: Callable[[], None] = lambda: None, commands_since: float | None = None) -> None:
         self.store, self.experiment_id, self.name, self.spec = store, experiment_id, name, spec
         self.objective, self.holder, self.client, self.namespace = objective, holder, client, namespace
         self.on_change = on_change
@@ -92,7 +95,7 @@ class Launch:
         self.driver: Driver | None = None
         #: set once the driver runs, or the start failed or was stopped
         self.settled = threading.Event()
-        self._pending: list[Command] = []
+        self.commands_since = time.time() if commands_since is None else commands_since
         self._lock = threading.Lock()
         self._close_cluster: Callable[[], None] | None = None
 
@@ -111,16 +114,11 @@ class Launch:
         if driver is not None:
             driver.ended.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
-    def offer(self, command: Command) -> bool:
-        """Hand ``command`` to the driver, or keep it for the driver while the cluster starts;
-        False once the driver ended or the start failed."""
-        with self._lock:
-            if self.driver is not None:
-                return self.driver.offer(command)
-            if self.settled.is_set():
-                return False
-            self._pending.append(command)
-            return True
+    def wake(self) -> None:
+        """Tell the driver that commands wait in the store (it also finds them by itself)."""
+        driver = self.driver
+        if driver is not None:
+            driver.wake()
 
     # -- starting -----------------------------------------------------------------------
     def start(self, background: bool = False) -> None:
@@ -135,6 +133,8 @@ class Launch:
         waiting_for = starting_message(self.spec.resources, self.name, self.client)
         try:
             self.store.clear_stop(self.experiment_id)
+            self.store.refuse_pending(self.experiment_id, f"search {self.name!r} was not running when it "
+                                      "was sent; it was not carried out", before=self.commands_since)
             self.store.update_experiment(self.experiment_id, state=ExperimentState.RUNNING,
                                          message=waiting_for or CLEAR, driver=self.holder,
                                          heartbeat=time.time())
@@ -167,9 +167,6 @@ class Launch:
                 raise
             return
         with self._lock:
-            for command in self._pending:
-                driver.offer(command)
-            self._pending.clear()
             driver.start()
             self.driver = driver
             self.settled.set()
@@ -244,8 +241,12 @@ class Launch:
     def _stopped_before_start(self, lease: DriverLease) -> bool:
         """A stop given while the cluster started ends the search before any trial runs."""
         with self._lock:
-            if not any(command.kind == "stop" for command in self._pending):
+            stops = [c for c in self.store.pending_commands(self.experiment_id) if c.kind == "stop"]
+            if not stops:
                 return False
+            for command in stops:
+                self.store.answer_command(command.id, DONE, f"search {self.name!r} stopped before any "
+                                                            "trial started")
             self.store.update_experiment(self.experiment_id, state=ExperimentState.STOPPED,
                                          message="stopped by the user")
             self._settle(lease)

@@ -27,7 +27,7 @@ from hpnb.core.summary import HEARTBEAT_INTERVAL, ExperimentState
 from hpnb.core.trial import Suggestion, TrialState
 from hpnb.runner.checkpoint_refs import CheckpointRefs
 from hpnb.runner.checkpoint_store import CheckpointLocation, CheckpointStore, search_location
-from hpnb.runner.commands import Command, DriverCommands
+from hpnb.runner.commands import DriverCommands
 from hpnb.runner.context import DriverContext, DriverState
 from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.ending import TrialEnds
@@ -40,7 +40,7 @@ from hpnb.runner.settling import Settling
 from hpnb.runner.store_writer import StoreWriter
 from hpnb.runner.verdicts import EXPLOIT, STOP, Verdicts
 
-__all__ = ["Command", "Driver", "DriverState"]
+__all__ = ["WAKE", "Driver", "DriverState"]
 
 log = logging.getLogger("hpnb")
 
@@ -54,8 +54,10 @@ LATE_BATCH_GRACE = 5.0
 RERUN_REASON = "the worker running this trial died (the scheduler started it again from the beginning)"
 #: how often (seconds) the driver asks the cluster how many worker threads it has.
 CAPACITY_CHECK = 1.0
-#: how often (seconds) the driver looks for a stop flag set in the store by another process.
-STORE_STOP_POLL = 0.5
+#: how often (seconds) the driver looks for commands in the store (any process may send them).
+COMMAND_POLL = 0.1
+#: put in the inbox by a sender in this process: commands wait in the store, read them now.
+WAKE = object()
 
 
 class TrialsCannotRun(Exception):
@@ -103,8 +105,6 @@ class Driver(threading.Thread):
         self._note_limit()
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
-        self._closing = threading.Lock()
-        self._closed = False
         self._assemble_parts()
         #: what the search's message must keep saying whatever it ends with (stuck worker threads)
         self.notes: list[str] = []
@@ -125,7 +125,7 @@ class Driver(threading.Thread):
         try:
             self.writer.experiment(state=ExperimentState.RUNNING.value, budget=self.public.budget,
                                    parallel=self.public.parallel, heartbeat=time.time())
-            next_store_poll = next_beat = 0.0
+            next_command_poll = next_beat = 0.0
             while True:
                 self._fill_slots()
                 if self._done() and self._close():
@@ -135,9 +135,9 @@ class Driver(threading.Thread):
                 self._expire()
                 self._check_time_limits()
                 self._check_capacity()
-                if self.context.clock() >= next_store_poll:
-                    next_store_poll = self.context.clock() + STORE_STOP_POLL
-                    self.commands.poll_store_stop()
+                if self.context.clock() >= next_command_poll:
+                    next_command_poll = self.context.clock() + COMMAND_POLL
+                    self.commands.poll()
                 if self.context.clock() >= next_beat:  # alive, for readers in any process on any host
                     next_beat = self.context.clock() + HEARTBEAT_INTERVAL
                     self.writer.experiment(heartbeat=time.time())
@@ -176,25 +176,18 @@ class Driver(threading.Thread):
             self._on_done(message)
         elif isinstance(message, AttemptOutput):
             self.writer.output(message.trial_id, message.output)
-        elif isinstance(message, Command):
-            self.commands.handle(message)
+        elif message is WAKE:
+            self.commands.poll()
 
-    def offer(self, command: Command) -> bool:
-        """Hand ``command`` to the loop; False once the loop has ended (it would be lost)."""
-        with self._closing:
-            if self._closed:
-                return False
-            self.inbox.put(command)
-            return True
+    def wake(self) -> None:
+        """Read the store's pending commands now rather than at the next poll."""
+        self.inbox.put(WAKE)
 
     def _close(self) -> bool:
-        """Stop accepting commands, unless one that arrived meanwhile gives more work."""
-        with self._closing:
-            self._drain()
-            if not self._done():
-                return False
-            self._closed = True
-            return True
+        """End the loop, unless a message or a command that came meanwhile gives more work."""
+        self._drain()
+        self.commands.poll()
+        return self._done()
 
     def _done(self) -> bool:
         c = self.context
@@ -419,6 +412,8 @@ class Driver(threading.Thread):
             self._release_unfinished()
             self.writer.experiment(state=state.value, message=message)
             self.writer.flush()
+            self.store.refuse_pending(self.experiment_id, f"search {self.name!r} ended ({state.value}) "
+                                                          "before this command was carried out")
             self.context.checkpoints.sweep()
         except Exception:
             log.exception("hpnb could not record the end of search %s", self.name)

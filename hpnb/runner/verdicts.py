@@ -16,12 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from hpnb.core.early_stopping.base import Decision
+from hpnb.core.pause_problems import no_checkpoint_reason
 from hpnb.core.strategies.pbt_exploit import Exploit
 from hpnb.runner.context import BUDGET_REACHED, DriverContext
 from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.executor import ResultBatch
 from hpnb.runner.exploits import Exploits
-from hpnb.runner.pausing import Pauses, no_checkpoint_reason
+from hpnb.runner.pausing import Pauses
 
 #: the verdicts a waiting trial gets.
 CONTINUE, STOP, PAUSE, EXPLOIT = "continue", "stop", "pause", "exploit"

@@ -15,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hpnb.testing.driver_commands import send
     from hpnb.testing.scripted_executor import Call, Done, Hold, Lost, Report, ScriptedExecutor, Start
     from hpnb.testing.strategy_suite import StrategySuite, drive, mixed_space, stepped_space
 
@@ -23,10 +24,11 @@ _EXECUTOR = ("Call", "Done", "Hold", "Lost", "Report", "ScriptedExecutor", "Star
 _WHERE = {
     **dict.fromkeys(_EXECUTOR, "scripted_executor"),
     **dict.fromkeys(("StrategySuite", "drive", "mixed_space", "stepped_space"), "strategy_suite"),
+    "send": "driver_commands",
 }
 
 __all__ = ["Call", "Done", "Hold", "Lost", "Report", "ScriptedExecutor", "Start", "StrategySuite", "drive",
-           "mixed_space", "stepped_space"]
+           "mixed_space", "send", "stepped_space"]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,12 +17,12 @@ from hpnb.core.store import Store
 from hpnb.core.store.records import TrialRecord
 from hpnb.launch import make_stopping_rule, make_strategy
 from hpnb.runner import driver as driver_module
-from hpnb.runner.commands import Command
 from hpnb.runner.driver import Driver
 from hpnb.runner.recovery import recover
 from hpnb.runner.settling import MAX_LOST_QUEUED
 from hpnb.runner.worker.objective import TrialTask
 from hpnb.testing import Call, Done, Hold, Lost, Report, ScriptedExecutor, Start
+from hpnb.testing.driver_commands import send
 from hpnb.testing.scripted_executor import checkpoint_of
 from tests.store_checks import duplicate_results
 
@@ -185,7 +185,7 @@ def test_a_late_batch_that_never_comes_is_waited_for_then_given_up(store):
 
 
 def test_a_trial_that_ignores_a_stop_is_abandoned_and_ends_stopped(store):
-    user_stops = Call(lambda: driver.offer(Command("stop_trial", 0)))
+    user_stops = Call(lambda: send(driver, "stop_trial", 0))
     executor = ScriptedExecutor({0: [[Start("w1"), *reports(0), user_stops, Hold(ignore_stop=True)]]})
     driver = build(store, executor)
     began = time.monotonic()
@@ -226,7 +226,7 @@ def test_the_search_time_limit_stops_the_search(store):
 
 
 def test_a_user_stop_stops_the_search(store):
-    user_stops = Call(lambda: driver.offer(Command("stop")))
+    user_stops = Call(lambda: send(driver, "stop"))
     executor = ScriptedExecutor({0: [[Start(), *reports(0), user_stops, Hold()]], 1: [[Hold()]]})
     driver = build(store, executor, trials=3)  # trial 1 waits queued on the busy slot
     trials = run(driver)
@@ -326,7 +326,7 @@ def test_an_exploit_from_a_donor_behind_the_member_stores_no_step_twice(store):
 
 def test_a_stop_while_late_batches_are_awaited_abandons_nothing(store, monkeypatch):
     monkeypatch.setattr(driver_module, "LATE_BATCH_GRACE", driver_module.STOP_GRACE + 0.3)
-    user_stops = Call(lambda: driver.offer(Command("stop_trial", 0)))
+    user_stops = Call(lambda: send(driver, "stop_trial", 0))
     executor = ScriptedExecutor({0: [[Start(), *reports(0), Done(last_seq=2), user_stops]]})
     driver = build(store, executor)
     [trial] = run(driver)

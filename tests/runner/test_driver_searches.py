@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from hpnb.core.trial import TrialState
-from hpnb.runner.commands import Command
 from hpnb.runner.worker.objective import TrialTask
 from hpnb.testing import Call, Done, Hold, Report, ScriptedExecutor, Start
+from hpnb.testing.driver_commands import send
 from tests.runner.test_driver_paths import TRACEBACK, build, events, reports, run, short_graces, steps
 
 __all__ = ["short_graces"]  # the graces fixture applies here too
@@ -57,7 +57,7 @@ def test_a_missing_or_non_finite_target_fails_the_trial(store, metrics, reason):
 
 def test_extend_a_running_search_runs_more_trials(store):
     def script(task: TrialTask) -> list[Any]:
-        extend = [Call(lambda: driver.offer(Command("extend", 2)))] if task.trial_id == 0 else []
+        extend = [Call(lambda: send(driver, "extend", 2))] if task.trial_id == 0 else []
         return [Start(), *extend, *reports(0), Done()]
 
     driver = build(store, ScriptedExecutor(script), trials=2)
@@ -65,7 +65,7 @@ def test_extend_a_running_search_runs_more_trials(store):
     assert [t.trial_id for t in trials] == [0, 1, 2, 3]
     assert {t.state for t in trials} == {COMPLETED}
     assert store.experiment("paths").budget == 4
-    assert events(driver, "extend") == [{"value": 2}]
+    assert events(driver, "extend") == [{"value": 2, "source": "test"}]
 
 
 def test_set_parallel_takes_back_queued_attempts_and_runs_one_at_a_time(store):
@@ -73,7 +73,7 @@ def test_set_parallel_takes_back_queued_attempts_and_runs_one_at_a_time(store):
 
     def script(task: TrialTask) -> list[Any]:
         seen = Call(lambda: in_flight.append((task.trial_id, task.attempt, len(driver.context.running))))
-        lower = [Call(lambda: driver.offer(Command("parallel", 1)))] if task.trial_id == 0 else []
+        lower = [Call(lambda: send(driver, "parallel", 1))] if task.trial_id == 0 else []
         return [seen, Start(), *lower, *reports(0), Done()]
 
     executor = ScriptedExecutor(script, slots=2)
@@ -90,7 +90,7 @@ def test_set_parallel_takes_back_queued_attempts_and_runs_one_at_a_time(store):
 
 
 def test_stop_trial_stops_that_trial_only(store):
-    stop_0 = Call(lambda: driver.offer(Command("stop_trial", 0)))
+    stop_0 = Call(lambda: send(driver, "stop_trial", 0))
     executor = ScriptedExecutor({0: [[Start(), *reports(0), stop_0, Hold()]],
                                  1: [[Start(), *reports(0, 1), Done()]]}, slots=2)
     driver = build(store, executor, trials=2, parallel=2)

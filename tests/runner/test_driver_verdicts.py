@@ -15,11 +15,11 @@ import pytest
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
 from hpnb.launch import make_stopping_rule, make_strategy
-from hpnb.runner.commands import Command
 from hpnb.runner.driver import Driver
 from hpnb.runner.recovery import recover
 from hpnb.runner.worker.objective import TrialTask
 from hpnb.testing import Call, Done, Report, ScriptedExecutor, Start, pbt_toy
+from hpnb.testing.driver_commands import send
 from hpnb.testing.scripted_executor import checkpoint_of
 from tests.runner.test_driver_paths import build, events, never_called, reports, run, short_graces, steps
 
@@ -49,7 +49,7 @@ def test_only_decision_points_wait_for_a_verdict(store):
 
 
 def paused_then_resumed(driver_ref: list[Driver]) -> dict[int, list[list[Any]]]:
-    pause = Call(lambda: driver_ref[0].offer(Command("pause_trial", 0)))
+    pause = Call(lambda: send(driver_ref[0], "pause_trial", 0))
     return {
         0: [[Start("w1"), *reports(1, checkpoint_at=1), pause, *reports(2, 3, checkpoint_at=2), Done()],
             [Start("w2"), *reports(3), Done()]],
@@ -76,7 +76,7 @@ def test_a_user_pause_frees_the_slot_and_resumes_from_the_checkpoint(store):
 
 def test_a_pause_without_a_checkpoint_is_refused_and_the_trial_goes_on(store):
     ref: list[Driver] = []
-    pause = Call(lambda: ref[0].offer(Command("pause_trial", 0)))
+    pause = Call(lambda: send(ref[0], "pause_trial", 0))
     executor = ScriptedExecutor({0: [[Start(), *reports(1), pause, *reports(2, 3), Done()]]})
     driver = build(store, executor, early_stopping={"rule": "median", "every": 1, "min_trials": 99})
     ref.append(driver)
@@ -88,8 +88,8 @@ def test_a_pause_without_a_checkpoint_is_refused_and_the_trial_goes_on(store):
 
 def test_a_paused_trial_is_resumed_by_the_user_before_new_trials(store):
     ref: list[Driver] = []
-    pause = Call(lambda: ref[0].offer(Command("pause_trial", 0)))
-    resume = Call(lambda: ref[0].offer(Command("resume_trial", 0)))
+    pause = Call(lambda: send(ref[0], "pause_trial", 0))
+    resume = Call(lambda: send(ref[0], "resume_trial", 0))
     executor = ScriptedExecutor({
         0: [[Start(), *reports(1), pause, *reports(2, checkpoint_at=2), Done()],
             [Start(), *reports(3), Done()]],
@@ -206,7 +206,7 @@ def test_trials_waiting_to_be_promoted_wait_again_in_a_resumed_search(store):
     member = ranked_member(checkpoints=True)
 
     def stopped_at_trial_4(task: TrialTask) -> list[Any]:
-        stop = [Call(lambda: ref[0].offer(Command("stop")))] if task.trial_id == 4 else []
+        stop = [Call(lambda: send(ref[0], "stop"))] if task.trial_id == 4 else []
         return [*stop, *member(task)]
 
     first = build(store, ScriptedExecutor(stopped_at_trial_4, slots=2), trials=9, parallel=2,

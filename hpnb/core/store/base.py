@@ -174,6 +174,22 @@ class StoreBase(ClosedOnExit):
                     return work(conn)  # part of the surrounding batch's transaction
             return self._retry(lambda: in_transaction(conn, work))
 
+    def _write_always(self, work: Callable[[sqlite3.Connection], T], action: str) -> T:
+        """Like :meth:`_write`, on a read-only store too, through a writable connection of its own
+        (commands and stop requests come from viewers: the sidebar, the CLI, another kernel)."""
+        if not self.readonly:
+            return self._write(work, action)
+        if not self.path.exists():
+            raise StoreError(f"cannot {action}: the store {self.path} does not exist")
+        try:
+            writer = open_writable(self.path, self._busy_timeout)
+        except StoreError as err:
+            raise ReadOnlyStore(f"cannot {action}: {err}") from err
+        try:
+            return self._retry(lambda: in_transaction(writer, work))
+        finally:
+            writer.close()
+
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
         """Make the writes inside the block one transaction (one commit instead of many).

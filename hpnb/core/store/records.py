@@ -68,6 +68,8 @@ class ExperimentRecord:
     driver: str | None
     #: when the driving process last said it was alive (epoch seconds), None if never
     heartbeat: float | None = None
+    #: who started it, ``user@host`` (None for searches stored before owners were kept)
+    owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ EXPERIMENT_COLUMNS: dict[str, tuple[str, str]] = {
     "parallel": ("parallel", _INT),
     "driver": ("driver", _TEXT),
     "heartbeat": ("heartbeat", _REAL),
+    "owner": ("owner", _TEXT),
     "strategy_state": ("strategy_state", _JSON),
     "scheduler_state": ("scheduler_state", _JSON),
 }

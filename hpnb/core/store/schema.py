@@ -99,8 +99,26 @@ _VERSION_4 = (
     )""",
 )
 
+#: user commands to a search's driver, whichever process runs it (the one control channel), and
+#: who started each search (``user@host``).
+_VERSION_5 = (
+    """CREATE TABLE commands (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        value INTEGER,
+        source TEXT,
+        created REAL NOT NULL,
+        state TEXT NOT NULL,
+        reply TEXT,
+        answered REAL
+    )""",
+    "CREATE INDEX commands_by_state ON commands (experiment_id, state, id)",
+    "ALTER TABLE experiments ADD COLUMN owner TEXT",
+)
+
 #: one tuple of statements per schema version.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_4, _VERSION_5)
 
 #: the schema version this hpnb writes.
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -8,7 +8,7 @@ from typing import Any
 
 from hpnb.core.store import codec
 from hpnb.core.store.base import CLEAR
-from hpnb.core.store.connection import in_transaction, open_writable
+from hpnb.core.store.commands import CommandRecord, CommandStore
 from hpnb.core.store.records import (
     EXPERIMENT_COLUMNS,
     EXPERIMENT_SELECT,
@@ -19,14 +19,15 @@ from hpnb.core.store.records import (
     validate_name,
     validate_state,
 )
-from hpnb.core.store.store_errors import NameTaken, StoreError, UnknownExperiment
+from hpnb.core.store.store_errors import NameTaken, StoreError
 from hpnb.core.store.trial_logs import TrialLogStore
 from hpnb.core.store.trials import TrialStore
 from hpnb.core.trial import ExperimentState
 
 
-class Store(TrialStore, TrialLogStore):
-    """Experiments, trials, results, trial output, checkpoint references and events in one SQLite file.
+class Store(TrialStore, TrialLogStore, CommandStore):
+    """Experiments, trials, results, trial output, checkpoint references, events and commands in one
+    SQLite file.
 
     A store may be shared between threads (one lock serialises its connection);
     several processes may use one file at once. Each write method is one transaction.
@@ -162,30 +163,13 @@ class Store(TrialStore, TrialLogStore):
             raise StoreError("state and budget cannot be cleared")
         self._update("experiments", EXPERIMENT_COLUMNS, changes, "id = ?", (experiment_id,), extra="updated")
 
-    def request_stop(self, name: str) -> None:
-        """Ask the driver of ``name`` to stop the search; allowed on a read-only store too."""
-
-        def work(conn: sqlite3.Connection) -> None:
-            row = conn.execute("SELECT id FROM experiments WHERE name = ?", (name,)).fetchone()
-            if row is None:
-                raise UnknownExperiment(name, self._experiment_names(conn), self.path)
-            now = time.time()
-            conn.execute("UPDATE experiments SET stop_requested = 1, updated = ? WHERE id = ?", (now, row[0]))
-            conn.execute(
-                "INSERT INTO events (experiment_id, time, kind, data) VALUES (?, ?, 'stop_requested', '{}')",
-                (row[0], now),
-            )
-
-        if not self.readonly:
-            self._write(work, "request a stop")
-            return
-        if not self.path.exists():
-            raise UnknownExperiment(name, [], self.path)
-        writer = open_writable(self.path, self._busy_timeout)
-        try:
-            self._retry(lambda: in_transaction(writer, work))
-        finally:
-            writer.close()
+    def request_stop(self, name: str, source: str | None = None) -> CommandRecord:
+        """Ask the driver of ``name`` to stop the search (a ``stop`` command); allowed on a
+        read-only store too."""
+        record = self.find_experiment(name)
+        if record is None:
+            raise self._unknown(name)
+        return self.send_command(record.id, "stop", source=source)
 
     def clear_stop(self, experiment_id: int) -> None:
         """Forget a stop request (the driver calls this once it has acted on it, or on resume)."""

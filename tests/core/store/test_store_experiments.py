@@ -178,7 +178,7 @@ def test_stop_request_and_clear(store: Store, new_experiment: Callable[..., Expe
     exp = new_experiment(store)
     store.request_stop(exp.name)
     assert store.experiment(exp.name).stop_requested is True
-    assert [e["kind"] for e in store.events(exp.id)] == ["stop_requested"]
+    assert [(c.kind, c.state) for c in store.pending_commands(exp.id)] == [("stop", "pending")]
     store.clear_stop(exp.id)
     assert store.experiment(exp.name).stop_requested is False
     with pytest.raises(UnknownExperiment, match="did you mean 'mlp-lr'"):
