@@ -91,6 +91,11 @@ class Search(SearchInsight):
         return self.is_live or control.not_running_reason(self.record, time.time()) is None
 
     @property
+    def budget_spent(self) -> bool:
+        """Whether the search has as many trials as its budget (resumed, it ends at once)."""
+        return len(self.store.trials(self.experiment_id)) >= self.record.budget
+
+    @property
     def _driver(self) -> Driver | None:
         return self._launch.driver if self._launch is not None else None
 

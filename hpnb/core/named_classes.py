@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from hpnb.core.early_stopping.base import StoppingRule
-    from hpnb.core.strategies.base import Strategy
+from typing import Any
 
 #: strategy name -> "module:Class" below hpnb.core.strategies.
 STRATEGIES: dict[str, str] = {
@@ -43,16 +39,28 @@ STOPPING_RULES: dict[str, str] = {
 }
 
 
-def strategy_class(name: str) -> type[Strategy]:
+# Typed as Any here: the packages hpnb.core.strategies and hpnb.core.early_stopping give the same
+# functions with their base classes' types, so that this module imports neither base (which use it).
+
+
+def strategy_class(name: str) -> Any:
     """The class implementing strategy ``name`` (a KeyError for unknown names)."""
-    found: type[Strategy] = _lazy_class("hpnb.core.strategies", STRATEGIES, name)
-    return found
+    return _lazy_class("hpnb.core.strategies", STRATEGIES, name)
 
 
-def stopping_rule_class(name: str) -> type[StoppingRule]:
+def stopping_rule_class(name: str) -> Any:
     """The class implementing early-stopping rule ``name`` (a KeyError for unknown names)."""
-    found: type[StoppingRule] = _lazy_class("hpnb.core.early_stopping", STOPPING_RULES, name)
-    return found
+    return _lazy_class("hpnb.core.early_stopping", STOPPING_RULES, name)
+
+
+def multi_objective_strategies() -> tuple[str, ...]:
+    """The strategies that can run a search with several objectives.
+
+    Example:
+        >>> "nsga2" in multi_objective_strategies(), "cmaes" in multi_objective_strategies()
+        (True, False)
+    """
+    return tuple(name for name in STRATEGIES if strategy_class(name).multi_objective)
 
 
 def _lazy_class(package: str, registry: Mapping[str, str], name: str) -> Any:

@@ -17,7 +17,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.trial import ExperimentState
 from hpnb.jupyter import live
 from hpnb.jupyter.namespace import check_variable_name, variable_name
-from hpnb.jupyter.resume import budget_spent, resume_here
+from hpnb.jupyter.resume import resume_here
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -180,7 +180,7 @@ def _resume_for_extend(args: argparse.Namespace, shell: InteractiveShell) -> Sea
     stored = hpnb.load(args.name, store=args.store)
     if stored.state == ExperimentState.RUNNING:
         raise UsageError(f"{args.name!r} is driven by another process; extend it there")
-    spent = budget_spent(stored)
+    spent = stored.budget_spent
     search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective)
     if spent:
         search.wait()  # nothing left to run: it ends at once, and extend then restarts it

@@ -41,8 +41,3 @@ def resume_here(name: str, *, store: StoreLike, namespace: Mapping[str, Any],
                          namespace=namespace)
     live.register(search)
     return search
-
-
-def budget_spent(search: Search) -> bool:
-    """Whether ``search`` has as many trials as its budget (resumed, it ends at once)."""
-    return len(search.store.trials(search.experiment_id)) >= search.record.budget

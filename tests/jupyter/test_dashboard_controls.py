@@ -33,17 +33,19 @@ def test_resume_shows_for_every_search_resume_can_continue(stored: hpnb.Search, 
     resumable = state in (ExperimentState.COMPLETED, ExperimentState.STOPPED, ExperimentState.FAILED,
                           ExperimentState.INTERRUPTED)  # a completed search can be extended
     assert (controls.resume.layout.display == "") is resumable
-    assert controls.stop.disabled is resumable
-    assert controls.pause_trial.disabled and controls.stop_trial.disabled  # not driven by this kernel
+    assert controls.stop.disabled is (state is not ExperimentState.RUNNING)  # a driver takes commands
+    assert controls.pause_trial.disabled and controls.stop_trial.disabled  # no trial selected
 
 
-def test_trial_buttons_follow_the_selected_trial_of_a_search_driven_here(stored: hpnb.Search) -> None:
+@pytest.mark.parametrize("driven_here", [True, False])
+def test_trial_buttons_follow_the_selected_trial_wherever_the_search_runs(stored: hpnb.Search,
+                                                                          driven_here: bool) -> None:
     controls = Controls(stored, lambda: 0, lambda: None)
-    for trial, (stop, pause, resume) in {"RUNNING": (True, True, False), "PENDING": (False, True, False),
-                                         "PAUSED": (False, False, True), "COMPLETED": (False, False, False)
+    for trial, (stop, pause, resume) in {"RUNNING": (True, True, False), "PENDING": (True, True, False),
+                                         "PAUSED": (True, False, True), "COMPLETED": (False, False, False)
                                          }.items():
-        controls.update("RUNNING", live=True, selected_state=trial)
+        controls.update("RUNNING", live=driven_here, selected_state=trial)
         enabled = (not controls.stop_trial.disabled, not controls.pause_trial.disabled,
                    not controls.resume_trial.disabled)
         assert enabled == (stop, pause, resume), trial
-    assert controls.resume.layout.display == "none"  # no resume callable while it runs here
+    assert controls.resume.layout.display == "none"  # no resume callable while it runs

@@ -42,14 +42,16 @@ def test_pause_and_resume_buttons_act_on_the_trial_selected_in_the_leaderboard(
     assert not controls.pause_trial.disabled and controls.resume_trial.disabled
 
     controls.pause_trial.click()
-    assert controls.message.value == "trial 0: pause requested"
+    assert controls.message.value == "pause sent (trial 0)"  # the driver's answer comes after
+    wait_for(lambda: controls.message.value == "trial 0 pauses at its next decision point, from its "
+                                               "latest checkpoint")
     wait_for(lambda: trial().state == "PAUSED")
     dashboard.refresh()
     assert controls.pause_trial.disabled and not controls.resume_trial.disabled
     paused_at = trial().last_step
 
     controls.resume_trial.click()
-    assert controls.message.value == "trial 0: resumes at the next free slot"
+    wait_for(lambda: controls.message.value == "trial 0 resumes in the next free slot")
     assert search.wait(120).state == "COMPLETED", search.message
     rows = search.store.results(search.experiment_id, trial_id=0)
     assert [r.step for r in rows] == list(range(1, 31))  # every step once
@@ -69,8 +71,8 @@ def test_pausing_a_finished_trial_from_the_dashboard_shows_why_not(local_cluster
     assert search.store.trial(search.experiment_id, 0).state == "COMPLETED" and search.is_live
     dashboard.widgets.table.selected = 0
     dashboard.controls.pause_trial.click()  # as a click that reached the kernel before a redraw
-    assert "trial 0 is COMPLETED: only a running or pending trial can be paused" in \
-        dashboard.controls.message.value
+    wait_for(lambda: "trial 0 is COMPLETED: only a running or pending trial can be paused" in
+             dashboard.controls.message.value)
     search.stop()
     search.wait(60)
     dashboard.close()

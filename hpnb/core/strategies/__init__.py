@@ -7,16 +7,18 @@ Example:
 
 from __future__ import annotations
 
-from hpnb.core.named_classes import STRATEGIES, strategy_class
+from typing import TYPE_CHECKING
+
+from hpnb.core import named_classes
+from hpnb.core.named_classes import STRATEGIES, multi_objective_strategies
+
+if TYPE_CHECKING:
+    from hpnb.core.strategies.base import Strategy
 
 __all__ = ["STRATEGIES", "multi_objective_strategies", "strategy_class"]
 
 
-def multi_objective_strategies() -> tuple[str, ...]:
-    """The strategies that can run a search with several objectives.
-
-    Example:
-        >>> "nsga2" in multi_objective_strategies(), "cmaes" in multi_objective_strategies()
-        (True, False)
-    """
-    return tuple(name for name in STRATEGIES if strategy_class(name).multi_objective)
+def strategy_class(name: str) -> type[Strategy]:
+    """The class implementing strategy ``name`` (a KeyError for unknown names)."""
+    found: type[Strategy] = named_classes.strategy_class(name)
+    return found

@@ -263,7 +263,7 @@ class Strategy(ABC):
 
 
 def _single_objective_only(name: str, count: int) -> SpecError:
-    from hpnb.core.strategies import multi_objective_strategies
+    from hpnb.core.named_classes import multi_objective_strategies
 
     return SpecError("strategy", f"the {name} strategy learns from one objective, and the search has "
                      f"{count} (metrics:)", value=name,

@@ -1,34 +1,37 @@
 """The dashboard's buttons: stop the search, stop, pause or resume the selected trial, extend, change
 parallel, resume the search.
 
-Each button calls a method of the :class:`~hpnb.api.Search` handle;
-the runner records the action in the store, and the next refresh shows it.
-A search this kernel started or can resume is continued here by Extend and Set
-parallel after it ended (as ``%hpsearch resume`` would); for one another process
-drives, only Stop works (it writes the stop flag to the store for that process),
-and the others are disabled with a tooltip saying why. Handlers run on the kernel's
-main thread (button clicks arrive on the shell channel, also while a cell waits: see
-:mod:`hpnb.jupyter.widget_pump`).
+Each button sends a command through the store's control channel (:mod:`hpnb.core.control`), so it
+acts on the search wherever its driver runs: in this kernel, in another one, in a detached process.
+The command is sent from a thread of its own and the driver's answer (what it did, or why it
+refused) shows in the status line when it comes: the kernel never waits for it. A search that has
+ended and that this kernel started or can resume is continued here by Extend (as ``%hpsearch
+resume`` would). Handlers run on the kernel's main thread (button clicks arrive on the shell
+channel, also while a cell waits: see :mod:`hpnb.jupyter.widget_pump`).
 """
 
 from __future__ import annotations
 
 import html
+import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from hpnb.core.control import describe_answer
 from hpnb.core.trial import ExperimentState, TrialState
-from hpnb.jupyter.resume import budget_spent
 
 if TYPE_CHECKING:
     from hpnb.api import Search
     from hpnb.core.store import TrialRecord
 
-_NOT_HERE = "this search is driven by another process: act on it there"
 _ENDED = "the search has ended: Extend by runs more trials"
+_NOT_HERE = "the search has ended, and this kernel cannot run its objective: `hpnb resume NAME --detach`"
 _GROUP_LAYOUT = {"flex": "0 0 auto", "align_items": "center", "margin": "0 16px 0 0"}
+#: what the status line says for each command once sent.
+_SENT = {"stop": "stop sent", "stop_trial": "stop sent", "pause_trial": "pause sent",
+         "resume_trial": "resume sent", "extend": "extend sent", "parallel": "parallel sent"}
 
 
 def selected_state(trials: Iterable[TrialRecord], selected: int | None) -> str | None:
@@ -95,15 +98,40 @@ class Controls:
         self.box.add_class("hpnb-controls")
 
     def _wire(self) -> None:
-        self.stop.on_click(lambda _: self._act("stop requested", self.search.stop))
-        self.stop_trial.on_click(lambda _: self._stop_selected())
-        self.pause_trial.on_click(lambda _: self._on_selected("pause requested", self.search.pause_trial))
-        self.resume_trial.on_click(lambda _: self._on_selected("resumes at the next free slot",
-                                                               self.search.resume_trial))
-        self.extend.on_click(lambda _: self._act(f"extended by {self.extend_by.value} trials", self._extend))
-        self.parallel.on_click(lambda _: self._act(f"parallel set to {self.parallel_to.value}",
-                                                   self._set_parallel))
+        self.stop.on_click(lambda _: self.send("stop"))
+        self.stop_trial.on_click(lambda _: self._on_selected("stop_trial"))
+        self.pause_trial.on_click(lambda _: self._on_selected("pause_trial"))
+        self.resume_trial.on_click(lambda _: self._on_selected("resume_trial"))
+        self.extend.on_click(lambda _: self._extend())
+        self.parallel.on_click(lambda _: self._set_parallel())
         self.resume.on_click(lambda _: self._do_resume())
+
+    def send(self, kind: str, value: int | None = None) -> threading.Thread:
+        """Send a command to the search's driver, wherever it runs; its answer shows when it comes.
+
+        Returns:
+            The thread that waits for the answer (the kernel goes on meanwhile).
+        """
+        self._show(_SENT[kind] + (f" (trial {value})" if kind.endswith("_trial") else ""))
+        thread = threading.Thread(target=self._send, args=(kind, value), daemon=True,
+                                  name=f"hpnb-command-{kind}")
+        thread.start()
+        return thread
+
+    def _send(self, kind: str, value: int | None) -> None:
+        try:
+            answer = self.search.command(kind, value, source="cell")
+        except Exception as err:  # shown in the dashboard: a click has no cell to raise into
+            self._show(str(err), error=True)
+        else:
+            self._show(describe_answer(answer))
+            if kind == "parallel":
+                self._shown_parallel = value
+        self._on_action()
+
+    def _show(self, text: str, error: bool = False) -> None:
+        escaped = html.escape(text)
+        self.message.value = f"<span style='color:#d62728'>{escaped}</span>" if error else escaped
 
     def _parallel_now(self) -> int | None:
         try:
@@ -118,35 +146,40 @@ class Controls:
         if search.is_live or search.objective is not None or self._resume is None:
             return search
         self.search = self._resume()
-        if budget_spent(self.search):
+        if self.search.budget_spent:
             self.search.wait()  # nothing left to run: it ends at once, and extend then restarts it
         return self.search
 
     def _extend(self) -> None:
-        self._continued().extend(self.extend_by.value)
+        count = self.extend_by.value
+        if self.search.is_running:
+            self.send("extend", count)
+            return
+        self._act(f"extended by {count} trials", lambda: self._continued().extend(count))
 
     def _set_parallel(self) -> None:
-        self.search.set_parallel(self.parallel_to.value)
-        self._shown_parallel = self.parallel_to.value
+        count = self.parallel_to.value
+        if self.search.is_running:
+            self.send("parallel", count)
+            return
+        self._act(f"parallel set to {count} for the next run", lambda: self.search.set_parallel(count))
+        self._shown_parallel = count
 
     def _act(self, done: str, action: Callable[[], None]) -> None:
         try:
             action()
         except Exception as err:  # shown in the dashboard: a click has no cell to raise into
-            self.message.value = f"<span style='color:#d62728'>{html.escape(str(err))}</span>"
+            self._show(str(err), error=True)
         else:
-            self.message.value = html.escape(done)
+            self._show(done)
         self._on_action()
 
-    def _stop_selected(self) -> None:
-        self._on_selected("stop requested", self.search.stop_trial)
-
-    def _on_selected(self, done: str, action: Callable[[int], None]) -> None:
+    def _on_selected(self, kind: str) -> None:
         trial_id = self._selected_trial()
         if trial_id is None:
-            self.message.value = "select a trial in the leaderboard first"
+            self._show("select a trial in the leaderboard first")
             return
-        self._act(f"trial {trial_id}: {done}", lambda: action(trial_id))
+        self.send(kind, trial_id)
 
     def _do_resume(self) -> None:
         if self._resume is None:
@@ -158,28 +191,32 @@ class Controls:
         self.search = self._resume()
 
     def update(self, state: str, live: bool, selected_state: str | None) -> None:
-        """Enable what makes sense for ``state``, whether this kernel drives the search and the
-        state of the trial selected in the leaderboard."""
+        """Enable what makes sense for ``state`` (a RUNNING search takes commands wherever its
+        driver runs), whether this kernel drives it, and the selected trial's state."""
         shown = ExperimentState(state)
-        trial = TrialState(selected_state) if live and selected_state is not None else None
-        active = shown.is_active
-        elsewhere = active and not live  # another process drives it
-        self.stop.disabled = not active
-        why = _NOT_HERE if elsewhere else _ENDED
-        self.stop_trial.disabled = trial is not TrialState.RUNNING
+        running = live or shown is ExperimentState.RUNNING
+        trial = TrialState(selected_state) if running and selected_state is not None else None
+        self.stop.disabled = not running
+        stoppable = trial is not None and (trial.is_under_way or trial is TrialState.PAUSED)
+        self.stop_trial.disabled = not stoppable
         self.pause_trial.disabled = not (trial is not None and trial.is_under_way)
         self.resume_trial.disabled = trial is not TrialState.PAUSED
-        self.stop_trial.tooltip = "stop the trial selected in the leaderboard" if live else why
-        if not live:
-            self.pause_trial.tooltip = self.resume_trial.tooltip = why
+        if running:
+            self.stop_trial.tooltip = "stop the trial selected in the leaderboard"
+            self.pause_trial.tooltip = ("pause the selected trial: its slot is freed, and it resumes later "
+                                        "from its latest checkpoint")
+            self.resume_trial.tooltip = "resume the selected paused trial at the next free slot"
+        else:
+            self.stop_trial.tooltip = self.pause_trial.tooltip = self.resume_trial.tooltip = _ENDED
         here = self.search.objective is not None or self._resume is not None
-        can_continue = live or (not active and here)
+        can_continue = running or (not shown.is_active and here)
         for button in (self.extend, self.parallel):
             button.disabled = not can_continue
+        not_here = _NOT_HERE.replace("NAME", self.search.name)
         self.extend.tooltip = ("add trials to the budget (a finished search runs again)" if can_continue
-                               else _NOT_HERE)
-        self.parallel.tooltip = "trials run at once" if can_continue else _NOT_HERE
-        can_resume = self._resume is not None and not live and shown.is_resumable
+                               else not_here)
+        self.parallel.tooltip = "trials run at once" if can_continue else not_here
+        can_resume = self._resume is not None and not running and shown.is_resumable
         self.resume.layout.display = "" if can_resume else "none"
         self._show_parallel()
 
