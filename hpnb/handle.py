@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from distributed import Client
 
+    from hpnb.detach import DetachedDriver
+
 
 #: seconds between two reads of the store while waiting for a search another process drives.
 WAIT_POLL = 0.2
@@ -58,8 +60,10 @@ class Search(SearchInsight):
 
     def __init__(self, store: Store, record: ExperimentRecord, spec: ExperimentSpec, *,
                  objective: Callable[..., Any] | None = None, client: Client | None = None,
-                 namespace: Mapping[str, Any] | None = None) -> None:
-        """A handle of ``record``; with an ``objective`` it can drive the search (see :meth:`start`)."""
+                 namespace: Mapping[str, Any] | None = None, detach: bool = False,
+                 payload: bytes | None = None) -> None:
+        """A handle of ``record``; with an ``objective`` it can drive the search (see :meth:`start`):
+        in this process, or with ``detach`` in a process of its own (:mod:`hpnb.detach`)."""
         self.store = store
         self.name = record.name
         self.experiment_id = record.id
@@ -69,6 +73,10 @@ class Search(SearchInsight):
         self._objective = objective
         self._client = client
         self._namespace = namespace
+        self._detach = detach
+        self._payload = payload  # the objective pickled and checked for a detached driver, if done
+        #: the process of the detached driver this handle started last, if any
+        self.detached: DetachedDriver | None = None
 
     def __repr__(self) -> str:
         return f"<hpnb.Search {self.name!r} {self.state}>"
@@ -343,16 +351,32 @@ class Search(SearchInsight):
             with contextlib.suppress(Exception):  # a broken display must not stop the search
                 listener()
 
-    def _start(self, background: bool = False) -> None:
+    def _start(self, background: bool = False, commands_since: float | None = None) -> None:
         """Start (or restart) the driver from what the store holds; with ``background``, return
-        while its cluster starts (a failure to start is then recorded in the search)."""
+        while its cluster starts (a failure to start is then recorded in the search). A detached
+        handle starts the driver in a process of its own and returns at once."""
         assert self._objective is not None
         if self.is_live:
             raise HpnbError(f"search {self.name!r} is already running")
+        if self._detach:
+            self._start_detached(commands_since)
+            return
         self._launch = Launch(self.store, self.experiment_id, self.name, self.spec, self._objective,
                               holder=driver_id(), client=self._client, namespace=self._namespace,
-                              on_change=self._notify)
+                              on_change=self._notify, commands_since=commands_since)
         self._launch.start(background)
+
+    def _start_detached(self, commands_since: float | None) -> None:
+        from hpnb.detach import cluster_address, objective_payload, start_detached
+
+        assert self._objective is not None
+        reason = control.not_running_reason(self.record, time.time())
+        if reason is None:
+            raise HpnbError(f"search {self.name!r} is already running (driven by {self.record.driver})")
+        address = cluster_address(self._client, self.spec.resources.cluster, self._namespace)
+        payload = self._payload if self._payload is not None else objective_payload(self._objective)
+        self.detached = start_detached(self.store, self.record, payload, address=address,
+                                       since=commands_since)
 
 
 def driver_id() -> str:

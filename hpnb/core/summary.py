@@ -6,9 +6,8 @@ module computes from store records, so they all name the same state and the
 same best trial.
 
 - **State**: the stored state, except that a search stored as RUNNING whose
-  driver has not written a heartbeat for :data:`STALE_AFTER` seconds is
-  INTERRUPTED (its driver died: a killed kernel, a closed laptop), whatever host
-  reads it.
+  driver died (a killed kernel, a closed laptop) is INTERRUPTED, whatever host
+  reads it (:mod:`hpnb.core.liveness`: its heartbeat, and on its host its process).
 - **Score** of a trial: its latest value of the target metric (for a finished
   trial, its final one); a FAILED trial has none. **Rank**: by score (``mode``),
   trials without one last, ties to the lower trial id. **Best trial**: the first
@@ -40,6 +39,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hpnb.core.constraints import Constraint, is_feasible, record_constraints
+from hpnb.core.liveness import HEARTBEAT_INTERVAL as HEARTBEAT_INTERVAL  # shown here with the state
+from hpnb.core.liveness import STALE_AFTER as STALE_AFTER
+from hpnb.core.liveness import driver_alive as driver_alive
+from hpnb.core.liveness import heartbeat_age as heartbeat_age
 from hpnb.core.non_domination import non_domination_ranks, pareto_order
 from hpnb.core.objectives import Objective, losses, objective_values
 from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
@@ -48,10 +51,6 @@ from hpnb.core.store.store import Store
 from hpnb.core.trial import ExperimentState as ExperimentState  # defined with TrialState, shown here
 from hpnb.core.trial import TrialState
 
-#: seconds between two heartbeats of a running driver.
-HEARTBEAT_INTERVAL = 2.0
-#: a RUNNING search whose last heartbeat is older than this is INTERRUPTED.
-STALE_AFTER = 3 * HEARTBEAT_INTERVAL
 #: the most trials of a Pareto front a summary lists (its size is always given).
 MAX_FRONT_SHOWN = 1_000
 _FAILED = TrialState.FAILED.value
@@ -67,17 +66,6 @@ def experiment_state(record: ExperimentRecord, now: float) -> ExperimentState:
     if state is ExperimentState.RUNNING and not driver_alive(record, now):
         return ExperimentState.INTERRUPTED
     return state
-
-
-def heartbeat_age(record: ExperimentRecord, now: float) -> float:
-    """Seconds since the driver of ``record`` last said it was alive (a store written before
-    heartbeats existed: since the record last changed)."""
-    return now - (record.heartbeat if record.heartbeat is not None else record.updated)
-
-
-def driver_alive(record: ExperimentRecord, now: float) -> bool:
-    """Whether the driver of ``record`` wrote a heartbeat lately."""
-    return heartbeat_age(record, now) <= STALE_AFTER
 
 
 def trial_state(trial: TrialRecord, search: ExperimentState) -> str:

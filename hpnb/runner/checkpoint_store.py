@@ -181,6 +181,22 @@ class CheckpointStore:
         with contextlib.suppress(Exception):
             self.fs.rm_file(self.path(relative))
 
+    def put_search_file(self, name: str, data: bytes) -> None:
+        """Keep a file of the whole search beside its trials' folders (``name``: a plain file name).
+
+        Example:
+            >>> import tempfile
+            >>> store = CheckpointStore(CheckpointLocation(tempfile.mkdtemp(), "s-1"))
+            >>> store.put_search_file("objective.pkl", b"x"); store.search_file("objective.pkl")
+            b'x'
+        """
+        self._put_small(self.path(f"{self.location.key}/{check_artifact_name(name)}"), data)
+
+    def search_file(self, name: str) -> bytes:
+        """A file kept with :meth:`put_search_file` (FileNotFoundError when there is none)."""
+        data: bytes = self.fs.cat_file(self.path(f"{self.location.key}/{check_artifact_name(name)}"))
+        return data
+
     def write_object(self, trial_id: int, step: int | None, obj: Any) -> str:
         """Pickle ``obj`` straight into the store as a new checkpoint; its reference."""
         def write(ref: str) -> None:
