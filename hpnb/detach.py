@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-import importlib.util
+import importlib.machinery
 import os
 import pickle
 import pickletools
@@ -121,15 +121,16 @@ def _import_problem(module: str) -> str | None:
     """Why another process with this one's ``sys.path`` could not import ``module``, or None."""
     if module == "__main__":
         return "it is this process's main script"
-    loaded = sys.modules.get(module)
-    made_here = loaded is not None and getattr(loaded, "__spec__", None) is None
-    if made_here and module not in sys.builtin_module_names:
-        return "it was made in this process and has no file"
+    top = module.partition(".")[0]
+    if top in sys.builtin_module_names:
+        return None
     try:
-        found = importlib.util.find_spec(module)
+        found = importlib.machinery.PathFinder.find_spec(top, sys.path)
     except (ImportError, ValueError) as exc:
         return f"{type(exc).__name__}: {exc}"
-    return None if found is not None else "no such module on the path"
+    if found is None and importlib.machinery.FrozenImporter.find_spec(top) is None:
+        return "it is not in a folder of the import path: it was loaded from elsewhere or made here"
+    return None
 
 
 def _name(objective: Callable[..., Any]) -> str:

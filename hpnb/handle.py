@@ -259,6 +259,17 @@ class Search(SearchInsight):
         else:  # the limit the next run of the search starts with
             self.store.update_experiment(self.experiment_id, parallel=int(n))
 
+    def show(self) -> Any:
+        """The live dashboard of this search in a notebook cell, in any kernel: its controls act on
+        the search wherever its driver runs (as ``hpnb.show(name)``).
+
+        Example:
+            >>> hpnb.load("mlp-lr").show()  # doctest: +SKIP
+        """
+        import hpnb
+
+        return hpnb.show(self.name, store=self.store)
+
     def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` (from the driver thread) after each batch of changes is stored.
 

@@ -32,20 +32,26 @@ def add_parser(subparsers: Any) -> None:
     run.add_argument("--timeout", metavar="DURATION", help="time limit of the search, e.g. 90s, 30m, 2h")
     run.add_argument("--trial-timeout", metavar="DURATION", help="time limit of each trial, e.g. 5m")
     run.set_defaults(func=run_command)
-    resume = subparsers.add_parser("resume", help="continue a stored search",
+    resume = subparsers.add_parser("resume", help="continue a stored search, or resume a paused trial",
                                    description="Continue a stored search: finished trials stay, "
-                                               "interrupted ones run again.")
+                                               "interrupted ones run again. With --trial N, resume a "
+                                               "paused trial of a running search.")
     resume.add_argument("name", help="the stored search")
-    _common(resume)
+    _common(resume, objective_required=False)
     resume.add_argument("--extend", type=int, default=0, metavar="N", help="add N trials to the budget")
+    resume.add_argument("--trial", type=int, metavar="N", help="resume paused trial N of a running search")
     resume.set_defaults(func=resume_command)
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--objective", required=True, metavar="MODULE:FUNCTION",
-                        help="the objective, e.g. train:train or path/to/train.py:train")
+def _common(parser: argparse.ArgumentParser, objective_required: bool = True) -> None:
+    parser.add_argument("--objective", required=objective_required, metavar="MODULE:FUNCTION",
+                        help="the objective, e.g. train:train or path/to/train.py:train"
+                             + ("" if objective_required else " (with --detach, default: the kept one)"))
     parser.add_argument("--store", help="the store file (default: $HPNB_HOME/hpnb.sqlite)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument("--detach", action="store_true",
+                        help="run the driver in a process of its own, which outlives this command; "
+                             "print where its log is and return at once")
 
 
 def load_objective(reference: str) -> Callable[..., Any]:
@@ -132,14 +138,45 @@ def run_command(args: argparse.Namespace) -> int:
              "trial_timeout": args.trial_timeout}
     overrides = {key: value for key, value in given.items() if value is not None}
     objective = load_objective(args.objective)
-    handle = search(objective, text, name=args.name, store=args.store, overwrite=args.overwrite, **overrides)
-    return follow(handle, args.quiet)
+    handle = search(objective, text, name=args.name, store=args.store, overwrite=args.overwrite,
+                    detach=args.detach or None, **overrides)
+    return _detached(handle) if handle.detached is not None else follow(handle, args.quiet)
 
 
 def resume_command(args: argparse.Namespace) -> int:
     from hpnb.api import resume
 
-    handle = resume(args.name, load_objective(args.objective), store=args.store)
+    if args.trial is not None:
+        from hpnb.cli.control import send
+        from hpnb.core.control import ANSWER_WAIT
+
+        args.wait = ANSWER_WAIT
+        return send(args, "resume_trial", args.trial)
+    if args.objective is None and not args.detach:
+        raise HpnbError("resume: give --objective MODULE:FUNCTION, or --detach to run the objective "
+                        "its detached start kept")
+    objective = None if args.objective is None else load_objective(args.objective)
     if args.extend:
-        handle.extend(args.extend)
-    return follow(handle, args.quiet)
+        _raise_budget(args.store, args.name, args.extend)
+    handle = resume(args.name, objective, store=args.store, detach=args.detach or None)
+    return _detached(handle) if handle.detached is not None else follow(handle, args.quiet)
+
+
+def _raise_budget(store: str | None, name: str, extra: int) -> None:
+    from hpnb.core.store import Store
+    from hpnb.core.store.commands import CommandRefused, command_problem
+
+    problem = command_problem("extend", extra)
+    if problem is not None:
+        raise CommandRefused(problem)
+    with Store(store) as opened:
+        record = opened.experiment(name)
+        opened.update_experiment(record.id, budget=record.budget + extra)
+
+
+def _detached(search: Any) -> int:
+    """Say where a detached driver runs and logs; the search goes on after this command ends."""
+    started = search.detached
+    print(f"search {search.name!r} runs in a detached driver (process {started.pid}); its log: "
+          f"{started.log}\nfollow it with `hpnb show {search.name}`, stop it with `hpnb stop {search.name}`")
+    return 0

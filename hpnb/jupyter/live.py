@@ -80,7 +80,7 @@ def wait_for_end(dashboard: Dashboard) -> None:
 
     try:
         with serving_widgets() as serve:
-            while dashboard.search.is_live:  # a control may replace the handle (Resume)
+            while dashboard.search.is_running:  # a control may replace the handle (Resume)
                 dashboard.search.wait(SERVE_INTERVAL)
                 serve()
     except KeyboardInterrupt:

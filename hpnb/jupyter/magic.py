@@ -63,6 +63,9 @@ class HpsearchMagics(Magics):
     @argument("--store", metavar="PATH", help="store file or directory (default: $HPNB_HOME, ~/.hpnb)")
     @argument("--resume", action="store_true", help="continue the stored experiment of this name")
     @argument("--overwrite", action="store_true", help="replace the stored experiment of this name")
+    @argument("--detach", action=argparse.BooleanOptionalAction, default=None,
+              help="run the driver in a process of its own, which outlives this kernel (default: the "
+                   "HPNB_DETACH setting, else --no-detach)")
     @cell_magic("hpsearch")  # type: ignore[arg-type]
     def hpsearch_cell(self, line: str, cell: str) -> None:
         """Run a hyperparameter search of OBJECTIVE; the cell body is the spec (YAML).
@@ -151,6 +154,7 @@ def start_search(objective: Callable[..., Any], spec: ExperimentSpec, args: argp
         search = hpnb.search(
             objective, spec, name=args.name or spec.name, store=args.store, overwrite=args.overwrite,
             resume=args.resume, namespace=namespace, source=source, wait_for_cluster=False,
+            detach=args.detach,
         )
     except NameTaken as err:
         rerun_cell(err.name, spec, args.objective, store=args.store, namespace=namespace, out=args.out,

@@ -1,4 +1,7 @@
-"""The ``%hpsearch`` line magic: list, show, stop, pause, resume, extend and export stored searches.
+"""The ``%hpsearch`` line magic: list, show (attach), stop, pause, resume, extend, parallel and export.
+
+Commands to a search (stop, pause, resume a trial, extend, parallel) go through the store to its
+driver, wherever it runs (this kernel, another one, a detached process), and print its answer.
 
 Each sub-command is one small function taking the parsed arguments and the
 shell; :func:`run_line_command` parses the line and dispatches.
@@ -32,18 +35,20 @@ Usage::
 
   %hpsearch list [--store PATH]
       a table of every stored experiment (name, strategy, state, trials, best)
-  %hpsearch show NAME [--store PATH]
-      the dashboard of NAME: live if this kernel drives it, else a view of the store
-  %hpsearch stop NAME [--store PATH]
-      stop NAME (running trials are told to stop at their next hpnb.report)
+  %hpsearch show NAME [--store PATH]      (or: %hpsearch attach NAME)
+      the live dashboard of NAME, wherever its driver runs (this kernel, another, a detached one)
+  %hpsearch stop NAME [--trial ID] [--store PATH]
+      stop NAME (running trials are told to stop at their next hpnb.report), or only trial ID
   %hpsearch pause NAME ID [--store PATH]
       pause trial ID of NAME at its next decision point: its slot is freed, and it resumes
       later from its latest checkpoint
-  %hpsearch resume NAME [ID] [--objective FUNC] [-o VAR] [--wait] [--store PATH]
+  %hpsearch resume NAME [ID] [--objective FUNC] [-o VAR] [--wait] [--detach] [--store PATH]
       continue NAME; FUNC defaults to the objective named in its stored record
-      (with ID: resume paused trial ID of NAME, which this kernel runs)
+      (with ID: resume paused trial ID of NAME)
   %hpsearch extend NAME N [--objective FUNC] [--store PATH]
       add N trials to NAME's budget (resuming it here if it is not running)
+  %hpsearch parallel NAME N [--store PATH]
+      run at most N trials of NAME at once
   %hpsearch export NAME [--format csv|json|parquet] [--output PATH] [--store PATH]
       the results table of NAME: returned as a DataFrame, or written to PATH
 
@@ -64,8 +69,14 @@ def build_line_parser() -> MagicArgumentParser:
         dest="command", metavar="COMMAND", parser_class=MagicArgumentParser, required=True
     )
     _sub(subparsers, "list", "list stored experiments")
-    for name, text in (("show", "show the dashboard"), ("stop", "stop a search")):
+    for name, text in (("show", "show the dashboard"), ("attach", "show the live dashboard")):
         _sub(subparsers, name, text).add_argument("name")
+    stop = _sub(subparsers, "stop", "stop a search or one of its trials")
+    stop.add_argument("name")
+    stop.add_argument("--trial", type=int)
+    parallel = _sub(subparsers, "parallel", "trials at once")
+    parallel.add_argument("name")
+    parallel.add_argument("n", type=int)
     pause = _sub(subparsers, "pause", "pause a trial")
     pause.add_argument("name")
     pause.add_argument("trial", type=int)
@@ -75,6 +86,7 @@ def build_line_parser() -> MagicArgumentParser:
     resume.add_argument("--objective", metavar="FUNC")
     resume.add_argument("-o", "--out", metavar="VAR")
     resume.add_argument("--wait", action="store_true")
+    resume.add_argument("--detach", action="store_true")
     extend = _sub(subparsers, "extend", "add trials to a search")
     extend.add_argument("name")
     extend.add_argument("n", type=int)
@@ -129,33 +141,37 @@ def _show(args: argparse.Namespace, shell: InteractiveShell) -> Any:
     return show(args.name, store=args.store)
 
 
+def _send(args: argparse.Namespace, kind: str, value: int | None = None) -> None:
+    """Send a command to the search's driver, wherever it runs, and print its answer."""
+    from hpnb.core.control import describe_answer
+
+    print(describe_answer(handle(args.name, args).command(kind, value, source="magic")))
+
+
 def _stop(args: argparse.Namespace, shell: InteractiveShell) -> None:
-    search = handle(args.name, args)
-    search.stop()
-    print(f"{args.name!r}: stop requested")
+    _send(args, "stop") if args.trial is None else _send(args, "stop_trial", args.trial)
 
 
 def _pause(args: argparse.Namespace, shell: InteractiveShell) -> None:
-    live_search(args).pause_trial(args.trial)
-    print(f"{args.name!r}: trial {args.trial} pauses at its next decision point")
+    _send(args, "pause_trial", args.trial)
 
 
-def live_search(args: argparse.Namespace) -> Search:
-    """The handle of ``args.name`` this kernel drives (pausing and resuming trials need it)."""
-    search = live.find(args.name, live.store_path(args.store))
-    if search is None or not search.is_live:
-        raise UsageError(f"{args.name!r} is not running in this kernel: a trial can be paused or resumed "
-                         f"only by the kernel that drives its search (%hpsearch resume {args.name} first)")
-    return search
+def _parallel(args: argparse.Namespace, shell: InteractiveShell) -> None:
+    search = handle(args.name, args)
+    if search.is_running:
+        _send(args, "parallel", args.n)
+        return
+    search.set_parallel(args.n)
+    print(f"{args.name!r} is not running: it runs {args.n} trials at once when it runs again")
 
 
 def _resume(args: argparse.Namespace, shell: InteractiveShell) -> None:
     if args.trial is not None:
-        live_search(args).resume_trial(args.trial)
-        print(f"{args.name!r}: trial {args.trial} resumes at the next free slot")
+        _send(args, "resume_trial", args.trial)
         return None
     out = check_variable_name(args.out) if args.out else None
-    search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective)
+    search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective,
+                         detach=args.detach or None)
     out = out or variable_name(search.name)
     shell.user_ns[out] = search
     live.display_search(search, wait=args.wait, announce=f"{search.name!r} resumed: handle in {out!r}")
@@ -166,6 +182,9 @@ def _extend(args: argparse.Namespace, shell: InteractiveShell) -> None:
 
     if args.n < 1:
         raise UsageError(f"extend: N must be a positive number of trials (got {args.n})")
+    if handle(args.name, args).is_running:  # its driver runs somewhere: it takes the command
+        _send(args, "extend", args.n)
+        return
     search = live.find(args.name, live.store_path(args.store))
     if search is None or not (search.is_live or args.objective is None):
         search = _resume_for_extend(args, shell)
@@ -211,6 +230,8 @@ def _export(args: argparse.Namespace, shell: InteractiveShell) -> Any:
 _HANDLERS = {
     "list": _list,
     "show": _show,
+    "attach": _show,
+    "parallel": _parallel,
     "stop": _stop,
     "pause": _pause,
     "resume": _resume,

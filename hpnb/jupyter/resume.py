@@ -20,9 +20,10 @@ if TYPE_CHECKING:
 
 
 def resume_here(name: str, *, store: StoreLike, namespace: Mapping[str, Any],
-                objective: str | None = None) -> Search:
-    """Continue ``name`` in this kernel with ``objective`` (a name in ``namespace``; default: the one
-    its stored record names) and remember the live handle for ``%hpsearch show``.
+                objective: str | None = None, detach: bool | None = None) -> Search:
+    """Continue ``name`` from this kernel with ``objective`` (a name in ``namespace``; default: the
+    one its stored record names), in a driver of its own with ``detach``, and remember the handle
+    for ``%hpsearch show``.
 
     Raises:
         HpnbError: it already runs in this kernel, its objective is unknown, or another process
@@ -38,6 +39,6 @@ def resume_here(name: str, *, store: StoreLike, namespace: Mapping[str, Any],
     if not function_name:
         raise HpnbError(f"{name!r}: the store does not name its objective; add --objective FUNC")
     search = hpnb.resume(name, resolve_objective(function_name, namespace), store=store,
-                         namespace=namespace)
+                         namespace=namespace, detach=detach)
     live.register(search)
     return search

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 MIN_INTERVAL = 0.25
 #: a redraw that took t seconds is followed by one BUSY_FACTOR * t seconds later at the soonest.
 BUSY_FACTOR = 4.0
-#: seconds between two reads of a search this process does not drive.
-POLL_INTERVAL = 2.0
+#: seconds between two reads of a search this process does not drive (another kernel, a detached one).
+POLL_INTERVAL = 1.0
 #: seconds a live search's refresh thread waits for a change before checking anyway.
 LIVE_CHECK_INTERVAL = 5.0
 #: seconds :meth:`Dashboard.close` waits for the refresh thread to end.
