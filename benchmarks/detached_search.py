@@ -25,6 +25,7 @@ import argparse
 import os
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -243,7 +244,7 @@ def killed_kernel_rows(folder: Path) -> tuple[list[tuple[Any, ...]], list[Goal]]
     try:
         second.run("%load_ext hpnb")
         sent = time.perf_counter()
-        reply, returned = second.execute("%hpsearch attach survives")
+        _, returned = second.execute("%hpsearch attach survives")
         shown = _first_title(second, sent)
     finally:
         second.close()
