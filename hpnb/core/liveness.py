@@ -27,7 +27,7 @@ HEARTBEAT_INTERVAL = 2.0
 #: a RUNNING search whose last heartbeat is older than this is INTERRUPTED (read on another host).
 STALE_AFTER = 3 * HEARTBEAT_INTERVAL
 #: the same for a driver whose process is seen alive on this host.
-LOCAL_PATIENCE = 30.0
+LOCAL_PATIENCE = 120.0
 
 
 def heartbeat_age(record: ExperimentRecord, now: float) -> float:
