@@ -81,7 +81,7 @@ export class SearchControls {
     this.extend.addEventListener('click', () => void this.sendCount('extend', this.extendBy.value));
     this.parallel.addEventListener('click', () => void this.sendCount('parallel', this.parallelTo.value));
     this.node.append(
-      group('selected trial', this.selectedLabel, this.stopTrial, this.pauseTrial, this.resumeTrial),
+      group('selected', this.selectedLabel, this.stopTrial, this.pauseTrial, this.resumeTrial),
       group('budget', this.extend, this.extendBy, this.parallel, this.parallelTo)
     );
     this.node.hidden = true;
