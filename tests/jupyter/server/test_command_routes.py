@@ -103,8 +103,11 @@ class TestLiveSearch:
         assert narrowed["reply"] == "search 'steered' runs at most 1 trial at once now"
         wait_until(lambda: search.store.experiment("steered").parallel == 1, 30, "parallel stored")
 
-        ended = await command(jp_fetch, "steered", {"kind": "stop"})
-        assert ended["state"] == "done" and ended["reply"].startswith("search 'steered' stops")
+        response = await jp_fetch(*API, "steered", "stop", method="POST", body=b"",  # the sidebar's route
+                                  request_timeout=REQUEST_TIMEOUT)
+        ended = json.loads(response.body)
+        assert (response.code, ended["kind"], ended["state"]) == (200, "stop", "done")
+        assert ended["reply"].startswith("search 'steered' stops")
         assert search.wait(120).state == "STOPPED"
         sent = search.store.events(search.experiment_id)
         sources = [e["data"]["source"] for e in sent if e["kind"] in ("pause_trial", "extend", "stop")]
