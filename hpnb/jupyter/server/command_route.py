@@ -73,9 +73,8 @@ def checked_command(body: object) -> tuple[str, int | None]:
             raise web.HTTPError(400, f"value: stop takes no value (got {repr(value)[:80]})")
         return kind, None
     problem = command_problem(kind, value)  # the body is at most MAX_BODY bytes: so is the message
-    if problem is not None:
+    if problem is not None or not isinstance(value, int):  # no problem: a whole number
         raise web.HTTPError(400, f"value: {problem}")
-    assert isinstance(value, int)
     if value > MAX_VALUE[kind]:
         raise web.HTTPError(400, f"value: {kind} takes at most {MAX_VALUE[kind]} (got {value})")
     return kind, value
