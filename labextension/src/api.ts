@@ -170,6 +170,14 @@ export function commandsUrl(name: string): string {
   return `${experimentPath(name)}/commands`;
 }
 
+/** Path of one command of an experiment, to read its answer. */
+export function commandUrl(name: string, id: number): string {
+  if (!Number.isInteger(id) || id < 0) {
+    throw new ApiError(400, `not a command id: ${JSON.stringify(id)}`);
+  }
+  return `${commandsUrl(name)}/${id}`;
+}
+
 /** Path of a sorted page of the leaderboard. */
 export function leaderboardUrl(
   name: string,
@@ -335,6 +343,11 @@ export class HpnbClient {
   async command(name: string, kind: CommandKind, value: number | null = null): Promise<ICommandAnswer> {
     const body = JSON.stringify(value === null ? { kind } : { kind, value });
     return this.json<ICommandAnswer>(commandsUrl(name), { method: 'POST', body });
+  }
+
+  /** A command sent before, as stored now: done, refused (with the reason) or still pending. */
+  async commandAnswer(name: string, id: number): Promise<ICommandAnswer> {
+    return this.json<ICommandAnswer>(commandUrl(name, id));
   }
 
   private async json<T>(path: string, init?: RequestInit): Promise<T> {

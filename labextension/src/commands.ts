@@ -11,13 +11,16 @@ export type CommandKind = 'stop' | 'stop_trial' | 'pause_trial' | 'resume_trial'
 /** The commands whose number is a count, and the largest count the server takes. */
 export const MAX_COUNT = { extend: 100000, parallel: 10000 } as const;
 
-/** A command as the server answers it: carried out (`done`) or not answered yet (`pending`). */
+/**
+ * A command as the server answers it: carried out (`done`), not answered yet
+ * (`pending`), or, read again later, `refused` (a refusal when sending is a 409).
+ */
 export interface ICommandAnswer {
   id: number;
   kind: CommandKind;
   value: number | null;
-  state: 'done' | 'pending';
-  /** The driver's reply, or that it has not answered yet. */
+  state: 'done' | 'pending' | 'refused';
+  /** The driver's reply (what it did, or why not), or that it has not answered yet. */
   reply: string;
 }
 
@@ -134,7 +137,7 @@ export interface IStatus {
   kind: 'done' | 'pending' | 'refused';
 }
 
-/** The status line of an answer: the driver's reply (done) or that it has not answered yet. */
+/** The status line of an answer: the driver's reply (done or refused) or that it has not answered yet. */
 export function answerStatus(answer: ICommandAnswer): IStatus {
   return { text: answer.reply, kind: answer.state };
 }

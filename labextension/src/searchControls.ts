@@ -61,6 +61,9 @@ export class SearchControls {
   /** The parallelism last shown in the field, to keep what the user typed since. */
   private shownParallel: number | null = null;
   private busy = false;
+  /** The last command, while its answer has not come: read again at each update. */
+  private pending: number | null = null;
+  private following = false;
   private search: ISteeredSearch | null = null;
   private selected: ISelectedTrial | null = null;
 
@@ -99,6 +102,9 @@ export class SearchControls {
     apply(this.resumeTrial, states.resumeTrial, this.busy);
     apply(this.extend, states.extend, this.busy);
     apply(this.parallel, states.parallel, this.busy);
+    if (this.pending !== null && !this.following) {
+      void this.follow(this.pending);
+    }
     const now = search.parallel ?? null;
     if (now !== null && now !== this.shownParallel) {
       if (this.shownParallel === null || this.parallelTo.value === String(this.shownParallel)) {
@@ -118,14 +124,33 @@ export class SearchControls {
   async send(kind: CommandKind, value: number | null): Promise<void> {
     this.setBusy(true);
     this.show(sendingStatus(kind, value));
+    this.pending = null;
     try {
-      this.show(answerStatus(await this.client.command(this.name, kind, value)));
+      const answer = await this.client.command(this.name, kind, value);
+      this.pending = answer.state === 'pending' ? answer.id : null;
+      this.show(answerStatus(answer));
     } catch (error) {
       this.show(failureStatus(kind, value, error as { status?: number; message: string }));
     } finally {
       this.setBusy(false);
     }
     this.onAnswer();
+  }
+
+  /** Reads the answer to command `id` again; shows it once the driver gave it. */
+  private async follow(id: number): Promise<void> {
+    this.following = true;
+    try {
+      const answer = await this.client.commandAnswer(this.name, id);
+      if (answer.state !== 'pending' && this.pending === id) {
+        this.pending = null;
+        this.show(answerStatus(answer));
+      }
+    } catch {
+      // the next update reads it again
+    } finally {
+      this.following = false;
+    }
   }
 
   private async sendCount(kind: 'extend' | 'parallel', text: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { ApiError, HpnbClient, commandsUrl } from '../src/api';
+import { ApiError, HpnbClient, commandUrl, commandsUrl } from '../src/api';
 import { answerStatus, checkedCount, commandLabel, controlStates, failureStatus, sendingStatus } from '../src/commands';
 
 const running = { state: 'RUNNING', active: true };
@@ -80,5 +80,17 @@ describe('sending a command', () => {
       ['hpnb/api/experiments/s/commands', 'POST', '{"kind":"stop_trial","value":1}']
     ]);
     expect(() => commandsUrl('../x')).toThrow(ApiError);
+  });
+  it('reads a command again by its id, and shows a later refusal as one', async () => {
+    const refused = { id: 9, kind: 'extend', value: 2, state: 'refused', reply: "search 's' is not running: its driver is gone (INTERRUPTED)" };
+    const paths: string[] = [];
+    const client = new HpnbClient(async path => {
+      paths.push(path);
+      return { ok: true, status: 200, statusText: '', text: async () => JSON.stringify(refused) } as Response;
+    });
+    expect(answerStatus(await client.commandAnswer('s', 9))).toEqual({ text: refused.reply, kind: 'refused' });
+    expect(paths).toEqual(['hpnb/api/experiments/s/commands/9']);
+    expect(() => commandUrl('s', -1)).toThrow(/not a command id/);
+    expect(() => commandUrl('s', 1.5)).toThrow(ApiError);
   });
 });

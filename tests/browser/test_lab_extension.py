@@ -136,6 +136,11 @@ def test_lab_stop_button_sends_a_stop_command_to_a_running_search(lab_page, lab_
     # this store's running search has no driver: the command waits for one, and the view says so
     view.locator(".hpnb-command-status", has_text="the driver has not answered yet").wait_for()
     view.locator(".hpnb-stop:disabled", has_text="Stopping").wait_for()
+    with Store(sample.path) as store:  # a driver that answers late: the view follows the command
+        (command,) = store.pending_commands(store.experiment(sample.running).id)
+        reply = f"search {sample.running!r} stops: running trials are asked to stop, no new one starts"
+        store.answer_command(command.id, "done", reply)  # what the driver answers (hpnb.runner.commands)
+    view.locator(".hpnb-command-done", has_text=reply).wait_for()
     save_screenshot(page, "lab-stop-requested")
 
 

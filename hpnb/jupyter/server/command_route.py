@@ -4,6 +4,8 @@ Routes (under ``/hpnb/api/experiments/NAME``):
     POST commands   body ``{"kind": KIND, "value": N}``: stop, stop_trial, pause_trial, resume_trial
                     (``value`` a trial id), extend, parallel (``value`` a count); stop takes no value
     POST stop       the same as a ``stop`` command (the sidebar's Stop button)
+    GET  commands/ID  the command ID as stored now: done, refused or still pending (to follow a
+                    command the driver had not answered within the wait)
 
 A command is checked here (a 400 names the field and what is allowed), then sent as the CLI and
 the notebook send it (:func:`hpnb.core.control.send`: a search that does not exist is a 404, a
@@ -29,7 +31,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from hpnb.core import control
-from hpnb.core.store import Store
+from hpnb.core.store import Store, StoreError
 from hpnb.core.store.commands import (
     COMMAND_KINDS,
     REFUSED,
@@ -130,7 +132,30 @@ class StopHandler(CommandHandler):
         await self.send(self.checked_name(name), "stop", None)
 
 
+class AnswerHandler(HpnbHandler):
+    """``GET .../commands/ID``: the command as stored now; a read, which changes nothing."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, name: str, command: str) -> None:
+        name, command_id = self.checked_name(name), self.checked_id(command, "command")
+
+        def work(store: Store) -> CommandRecord | None:
+            record = store.experiment(name)  # an unknown search: 404, a damaged store: 503
+            try:
+                found = store.command(command_id)
+            except StoreError:  # the store answered just now: no such command
+                return None
+            return found if found.experiment_id == record.id else None
+
+        answer = await self.in_store(work)
+        if answer is None:
+            raise web.HTTPError(404, f"search {name!r} has no command {command_id}")
+        self.write_json(command_json(answer))
+
+
 def command_routes(base: str) -> list[tuple[str, type[HpnbHandler]]]:
     """The routes under ``base`` (``.../hpnb/api/experiments``)."""
     search = url_path_join(base, r"(?P<name>[^/]+)")
-    return [(url_path_join(search, "commands"), CommandHandler), (url_path_join(search, "stop"), StopHandler)]
+    return [(url_path_join(search, "commands"), CommandHandler), (url_path_join(search, "stop"), StopHandler),
+            (url_path_join(search, "commands", r"(?P<command>[^/]+)"), AnswerHandler)]

@@ -91,6 +91,13 @@ class HpnbHandler(APIHandler):
         except InvalidName as err:
             raise web.HTTPError(400, str(err)) from err
 
+    def checked_id(self, raw: str, key: str) -> int:
+        """An id from the URL's path (a trial's, a command's): an integer from 0 to MAX_POSITION."""
+        if not raw.isascii() or not raw.isdigit() or int(raw) > MAX_POSITION:
+            raise web.HTTPError(400, f"{key}: {raw[:80]!r} is not allowed; use a {key} id, an integer "
+                                     f"from 0 to {MAX_POSITION}")
+        return int(raw)
+
     def int_argument(self, key: str, default: int | None, low: int, high: int) -> int | None:
         """Query argument ``key`` as an integer in [low, high]; ``default`` when absent."""
         raw = self.get_query_argument(key, None)
@@ -180,11 +187,7 @@ class TrialLogHandler(HpnbHandler):
     @web.authenticated
     @authorized
     async def get(self, name: str, trial: str) -> None:
-        name = self.checked_name(name)
-        if not trial.isascii() or not trial.isdigit() or int(trial) > MAX_POSITION:
-            raise web.HTTPError(400, f"trial: {trial!r} is not allowed; use a trial id, an integer "
-                                     f"from 0 to {MAX_POSITION}")
-        trial_id = int(trial)
+        name, trial_id = self.checked_name(name), self.checked_id(trial, "trial")
 
         def work(store: Store) -> dict[str, Any]:
             return read_trial_log(store, store.experiment(name), trial_id, time.time()).to_json()

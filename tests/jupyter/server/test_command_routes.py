@@ -43,6 +43,12 @@ async def refused(jp_fetch, name: str, body: bytes | str) -> tuple[int, str]:
     return raised.value.code, json.loads(raised.value.response.body)["message"]
 
 
+async def read_again(jp_fetch, name: str, command_id: object) -> dict:
+    response = await jp_fetch(*API, name, "commands", str(command_id), request_timeout=REQUEST_TIMEOUT)
+    assert response.code == 200
+    return json.loads(response.body)
+
+
 def trial_state(search: hpnb.Search, trial_id: int) -> str | None:
     """The trial's state as stored, None before it exists."""
     trials = {t.trial_id: t.state for t in search.store.trials(search.experiment_id)}
@@ -97,6 +103,7 @@ class TestLiveSearch:
 
         extended = await command(jp_fetch, "steered", {"kind": "extend", "value": 3})
         assert extended["reply"] == "search 'steered' has a budget of 7 trials now (+3)"
+        assert await read_again(jp_fetch, "steered", extended["id"]) == extended
         wait_until(lambda: search.store.experiment("steered").budget == 7, 30, "the budget stored")
 
         narrowed = await command(jp_fetch, "steered", {"kind": "parallel", "value": 1})
@@ -169,3 +176,22 @@ async def test_waiting_for_an_answer_holds_up_no_other_route(jp_fetch, sample_st
     assert answer["state"] == "pending"
     assert answer["reply"] == ("extend 2 was sent; the driver has not answered yet "
                                "(it carries it out when it reads it)")
+    assert await read_again(jp_fetch, sample_store.running, answer["id"]) == answer  # still waiting
+
+
+async def test_a_command_is_read_again_only_through_its_own_search(jp_fetch, sample_store):
+    with Store(sample_store.path) as store:
+        sent = store.send_command(store.experiment(sample_store.running).id, "extend", 2, source="cli")
+        store.answer_command(sent.id, "refused", "search 'cnn-depth' is not running: its driver is gone")
+    again = await read_again(jp_fetch, sample_store.running, sent.id)
+    assert again == {"id": sent.id, "kind": "extend", "value": 2, "state": "refused",
+                     "reply": "search 'cnn-depth' is not running: its driver is gone"}
+    wrong = [(sample_store.finished, str(sent.id), 404), (sample_store.running, "999", 404),
+             (sample_store.running, "-1", 400), ("no-such-search", str(sent.id), 404)]
+    for name, command_id, code in wrong:
+        with pytest.raises(HTTPClientError) as raised:
+            await jp_fetch(*API, name, "commands", command_id, request_timeout=REQUEST_TIMEOUT)
+        assert raised.value.code == code
+        assert raised.value.response is not None
+        message = json.loads(raised.value.response.body)["message"]
+        assert (command_id if code == 400 else name) in message
