@@ -2,8 +2,8 @@
  * The main-area view of one experiment: header with state, the best value (or
  * the Pareto front's size with several objectives) and a Stop button
  * (Resume… when its driver died), while it runs the controls of its selected
- * trial and budget with the driver's answers, the optimization history (always) with the
- * metric curves beside it when trials report steps, tabs of parallel
+ * trial and budget with the driver's answers, the optimization history
+ * (always) with the metric curves beside it when trials report steps, tabs of parallel
  * coordinates, importance, slices and contour, the leaderboard as a sortable
  * table, and the selected trial's log. It reads only the server routes, each
  * bounded, so it opens as fast for 10,000 trials as for 10, and works for
