@@ -6,6 +6,7 @@
  * which adds the server's authentication and XSRF headers.
  */
 
+import type { CommandKind, ICommandAnswer } from './commands';
 import type { Mode } from './leaderboard';
 import type {
   SortOrder,
@@ -65,6 +66,8 @@ export interface IExperimentSummary {
   updated: number;
   message: string | null;
   stop_requested: boolean;
+  /** How many trials run at once. */
+  parallel?: number | null;
 }
 
 /** One trial of an experiment. */
@@ -160,6 +163,19 @@ export function resultsUrl(
 /** Path of the stop request of an experiment. */
 export function stopUrl(name: string): string {
   return `${experimentPath(name)}/stop`;
+}
+
+/** Path of the commands of an experiment (stop, stop, pause or resume a trial, extend, parallel). */
+export function commandsUrl(name: string): string {
+  return `${experimentPath(name)}/commands`;
+}
+
+/** Path of one command of an experiment, to read its answer. */
+export function commandUrl(name: string, id: number): string {
+  if (!Number.isInteger(id) || id < 0) {
+    throw new ApiError(400, `not a command id: ${JSON.stringify(id)}`);
+  }
+  return `${commandsUrl(name)}/${id}`;
 }
 
 /** Path of a sorted page of the leaderboard. */
@@ -316,6 +332,22 @@ export class HpnbClient {
   /** Asks a running experiment to stop; resolves once the flag is stored. */
   async stop(name: string): Promise<void> {
     await this.json<unknown>(stopUrl(name), { method: 'POST' });
+  }
+
+  /**
+   * Sends a command to the search's driver, wherever it runs, and resolves
+   * with its answer: done, or pending when the driver has not answered within
+   * the server's wait. A refusal rejects with an `ApiError` of status 409
+   * whose message is the reason.
+   */
+  async command(name: string, kind: CommandKind, value: number | null = null): Promise<ICommandAnswer> {
+    const body = JSON.stringify(value === null ? { kind } : { kind, value });
+    return this.json<ICommandAnswer>(commandsUrl(name), { method: 'POST', body });
+  }
+
+  /** A command sent before, as stored now: done, refused (with the reason) or still pending. */
+  async commandAnswer(name: string, id: number): Promise<ICommandAnswer> {
+    return this.json<ICommandAnswer>(commandUrl(name, id));
   }
 
   private async json<T>(path: string, init?: RequestInit): Promise<T> {

@@ -1,8 +1,9 @@
 /**
  * The main-area view of one experiment: header with state, the best value (or
  * the Pareto front's size with several objectives) and a Stop button
- * (Resume… when its driver died), the optimization history (always) with the
- * metric curves beside it when trials report steps, tabs of parallel
+ * (Resume… when its driver died), while it runs the controls of its selected
+ * trial and budget with the driver's answers, the optimization history
+ * (always) with the metric curves beside it when trials report steps, tabs of parallel
  * coordinates, importance, slices and contour, the leaderboard as a sortable
  * table, and the selected trial's log. It reads only the server routes, each
  * bounded, so it opens as fast for 10,000 trials as for 10, and works for
@@ -21,6 +22,7 @@ import { drawPlot, followRedraws, purgePlots, resizePlots, restylePlot } from '.
 import { showPointMark } from './pointMark';
 import { valueAxis, waitingLayout } from './scales';
 import { element, resumeButton, showResumeDialog } from './resume';
+import { SearchControls } from './searchControls';
 import { TrialLogPanel } from './trialLog';
 import { PAGE_ROWS, TrialTable } from './trialTable';
 
@@ -53,6 +55,7 @@ export class ExperimentPanel extends Widget {
   private readonly tabs: InsightTabs;
   private readonly table: TrialTable;
   private readonly log: TrialLogPanel;
+  private readonly controls: SearchControls;
   private history: IHistory | null = null;
   private curves: ICurves | null = null;
   private page: ILeaderboardPage | null = null;
@@ -78,6 +81,7 @@ export class ExperimentPanel extends Widget {
     this.tabs = new InsightTabs(client, experimentName, select);
     this.table = new TrialTable(() => void this.loadPage(), select);
     this.log = new TrialLogPanel(client, experimentName);
+    this.controls = new SearchControls(client, experimentName, () => void this.refresh());
 
     for (const [value, label] of [['trial', 'by trial number'], ['end', 'by end time']]) {
       this.historyOrder.append(Object.assign(element('option', '', label), { value }));
@@ -93,7 +97,7 @@ export class ExperimentPanel extends Widget {
     row.append(history, curves);
     const [board, boardBody] = section('Leaderboard', 'hpnb-leaderboard-section');
     boardBody.append(this.table.node);
-    this.node.append(this.header, row, this.tabs.node, board, this.log.node);
+    this.node.append(this.header, this.controls.node, this.controls.status, row, this.tabs.node, board, this.log.node);
   }
 
   /** The selected trial, or null. */
@@ -117,6 +121,7 @@ export class ExperimentPanel extends Widget {
       ]);
       Object.assign(this, { experiment, page, history, curves });
       this.renderHeader(experiment, '');
+      this.updateControls();
       this.table.render(page, this.selected, Date.now() / 1000);
       await Promise.all([this.drawHistory(), this.drawCurves()]);
       await nextFrame(); // the table and the plots above are shown before the tab's (WebGL) plot is drawn
@@ -136,6 +141,7 @@ export class ExperimentPanel extends Widget {
   async select(trialId: number): Promise<void> {
     this.selected = trialId;
     this.table.highlight(trialId);
+    this.updateControls();
     const row = this.page?.rows.find(item => item.trial_id === trialId);
     const inCurves = this.curves?.curves.some(curve => curve.trial_id === trialId);
     this.marked = this.history?.points.find(point => point.trial_id === trialId) ?? rowInHistory(row, hasSeveral(this.experiment?.objectives));
@@ -145,6 +151,15 @@ export class ExperimentPanel extends Widget {
       this.showHistoryMark() ? Promise.resolve() : this.reloadHistory(),
       inCurves ? this.restyleCurves() : this.reloadCurves()
     ]);
+  }
+
+  /** The controls follow the search's state and the selected trial's (as its leaderboard row shows it). */
+  private updateControls(): void {
+    if (!this.experiment) {
+      return;
+    }
+    const row = this.page?.rows.find(item => item.trial_id === this.selected);
+    this.controls.update(this.experiment, this.selected === null ? null : { trial_id: this.selected, state: row?.state ?? null });
   }
 
   /** Marks the selected trial over the history; false when it cannot (not drawn, or not in it). */
@@ -216,6 +231,7 @@ export class ExperimentPanel extends Widget {
     try {
       this.page = await this.fetchPage();
       this.table.render(this.page, this.selected, Date.now() / 1000);
+      this.updateControls();
     } catch (error) {
       this.renderHeader(this.experiment, `Cannot load the leaderboard: ${(error as Error).message}`);
     }
@@ -288,17 +304,11 @@ export class ExperimentPanel extends Widget {
     this.header.replaceChildren(...parts);
   }
 
+  /** Sends a stop command; the status line shows the driver's answer, and the view refreshes. */
   private async requestStop(): Promise<void> {
     this.stopButton.disabled = true;
     this.stopButton.textContent = 'Stopping…';
-    try {
-      await this.client.stop(this.experimentName);
-    } catch (error) {
-      this.renderHeader(this.experiment, `Cannot stop ${this.experimentName}: ${(error as Error).message}`);
-      this.stopButton.disabled = false;
-      return;
-    }
-    await this.refresh();
+    await this.controls.send('stop', null);
   }
 }
 

@@ -2,8 +2,10 @@
 
 The server runs in a subprocess on a free loopback port with a token, its own
 root and settings folders, and ``HPNB_HOME`` pointing at a store filled by
-``write_sample_store``. One Lab page is loaded for the whole session (loading
-Lab is the slow part); tests open what they need in it.
+``write_sample_store``. It loads the extension build of the checkout under test
+(``hpnb/labextension``, from ``jlpm build``) ahead of any installed copy. One Lab
+page is loaded for the whole session (loading Lab is the slow part); tests open
+what they need in it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from hpnb.jupyter.server import LABEXTENSION_DIR
 from tests.jupyter.server.sample_store import SampleStore, start_search, write_sample_store
 from tests.runner.processes import free_port
 from tests.waiting import wait_until
@@ -107,6 +110,18 @@ def end_process(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
+def _this_build_first(base: Path) -> dict[str, str]:
+    """``JUPYTER_PATH`` that puts this checkout's extension build ahead of an installed one (Lab
+    takes an extension from the first folder that has it); nothing when there is no build here."""
+    if not (LABEXTENSION_DIR / "package.json").exists():
+        return {}
+    folder = base / "jupyter-path" / "labextensions"
+    folder.mkdir(parents=True)
+    (folder / "hpnb").symlink_to(LABEXTENSION_DIR.resolve(), target_is_directory=True)
+    rest = os.environ.get("JUPYTER_PATH")
+    return {"JUPYTER_PATH": os.pathsep.join([str(base / "jupyter-path"), *([rest] if rest else [])])}
+
+
 # Module scope: Playwright's sync API keeps an event loop running in the main thread while it
 # is open, which later asyncio-based tests (the route tests) cannot share.
 @pytest.fixture(scope="module")
@@ -125,6 +140,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
         JUPYTER_RUNTIME_DIR=str(base / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(settings),
         JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+        **_this_build_first(base),
     )
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
@@ -178,7 +194,8 @@ def running_search(lab_server: LabServer, dask_client) -> Iterator[object]:
     """A real search driven by this process into the server's store, running slow trials."""
     search = start_search(lab_server.store.path, dask_client, "live-search", trials=6, steps=600, pause=0.1)
     yield search
-    search.stop()
+    if search.is_live:  # a test may have stopped it: a stop command to an ended search is refused
+        search.stop()
     search.wait(60)
 
 

@@ -115,22 +115,32 @@ def test_lab_experiment_view_shows_leaderboard_curves_and_parallel_coordinates(
         shutil.copy(path, DOC_IMAGE)
 
 
-def test_lab_stop_button_sets_the_stop_flag_of_a_running_search(lab_page, lab_server, save_screenshot):
+def test_lab_stop_button_sends_a_stop_command_to_a_running_search(lab_page, lab_server, save_screenshot):
     page, sample = lab_page, lab_server.store
     view = open_experiment(page, sample.running)
     button = view.locator(".hpnb-stop")
     button.wait_for()
 
     def is_stop(response) -> bool:  # the client adds a cache-busting query string
-        return response.url.split("?")[0].endswith("/stop") and response.request.method == "POST"
+        return response.url.split("?")[0].endswith("/commands") and response.request.method == "POST"
 
-    with page.expect_response(is_stop) as answer:
+    with page.expect_response(is_stop, timeout=120_000) as answer:
         button.click()
-    assert answer.value.status == 202
+        view.locator(".hpnb-stop:disabled", has_text="Stopping").wait_for()
+    assert answer.value.status == 200
     with Store(sample.path, readonly=True) as store:
-        assert store.experiment(sample.running).stop_requested is True
+        record = store.experiment(sample.running)
+        assert record.stop_requested is True
+        assert [c.kind for c in store.pending_commands(record.id)] == ["stop"]
         assert store.experiment(sample.finished).stop_requested is False
+    # this store's running search has no driver: the command waits for one, and the view says so
+    view.locator(".hpnb-command-status", has_text="the driver has not answered yet").wait_for()
     view.locator(".hpnb-stop:disabled", has_text="Stopping").wait_for()
+    with Store(sample.path) as store:  # a driver that answers late: the view follows the command
+        (command,) = store.pending_commands(store.experiment(sample.running).id)
+        reply = f"search {sample.running!r} stops: running trials are asked to stop, no new one starts"
+        store.answer_command(command.id, "done", reply)  # what the driver answers (hpnb.runner.commands)
+    view.locator(".hpnb-command-done", has_text=reply).wait_for()
     save_screenshot(page, "lab-stop-requested")
 
 
@@ -170,6 +180,7 @@ def test_lab_stop_button_stops_a_real_running_search(lab_page, running_search, s
     assert running_search.state == "RUNNING"
 
     view.locator(".hpnb-stop").click()
+    view.locator(".hpnb-command-status", has_text="stops: running trials are asked to stop").wait_for()
     running_search.wait(60)
     assert running_search.state == "STOPPED"
     trials = running_search.store.trials(running_search.experiment_id)

@@ -2,7 +2,8 @@
 
 Jupyter finds it through ``jupyter-config/jupyter_server_config.d/hpnb.json``, which names
 this module. The routes read the local store (``HPNB_HOME``, or ``HpnbServer.store_path``)
-read-only; the only write is the stop flag of a running search. Notebooks are saved without the
+read-only; the only writes are the commands sent to a running search (stop, stop, pause or
+resume a trial, extend, parallel), which its driver carries out. Notebooks are saved without the
 dashboards' widget views they could not bring back (:mod:`hpnb.jupyter.server.saved_views`).
 
 Example:
@@ -59,7 +60,7 @@ def _keep_static_summaries(contents_manager: Any) -> None:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
-    from hpnb.jupyter.server.handlers import register_handlers
+    from hpnb.jupyter.server.routes import register_handlers
 
     settings = HpnbServer(parent=serverapp)
     store_path = settings.resolved_store_path()

@@ -20,7 +20,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from hpnb.core.store import Store
-from hpnb.jupyter.server.handlers import MAX_POSITION, HpnbHandler
+from hpnb.jupyter.server.handlers import HpnbHandler
 from hpnb.runner.checkpoint_store import CheckpointStore, check_artifact_name, search_location
 
 #: bytes sent per write while streaming an artifact.
@@ -29,20 +29,13 @@ CHUNK = 1024 * 1024
 _INLINE = ("image/png", "image/jpeg", "image/gif", "image/webp", "text/plain", "text/csv", "application/json")
 
 
-def trial_id_of(trial: str) -> int:
-    if not trial.isascii() or not trial.isdigit() or int(trial) > MAX_POSITION:
-        raise web.HTTPError(400, f"trial: {trial!r} is not allowed; use a trial id, an integer from 0 to "
-                                 f"{MAX_POSITION}")
-    return int(trial)
-
-
 class ArtifactsHandler(HpnbHandler):
     """The artifacts of one trial, with the URL of each."""
 
     @web.authenticated
     @authorized
     async def get(self, name: str, trial: str) -> None:
-        name, trial_id = self.checked_name(name), trial_id_of(trial)
+        name, trial_id = self.checked_name(name), self.checked_id(trial, "trial")
         _, listed = await self.in_store(lambda s: trial_artifacts(s, name, trial_id))
         base = url_path_join(self.base_url, "hpnb", "api", "experiments", name, "trials", str(trial_id),
                              "artifacts")
@@ -56,7 +49,7 @@ class ArtifactFileHandler(HpnbHandler):
     @web.authenticated
     @authorized
     async def get(self, name: str, trial: str, artifact: str) -> None:
-        name, trial_id = self.checked_name(name), trial_id_of(trial)
+        name, trial_id = self.checked_name(name), self.checked_id(trial, "trial")
         try:
             check_artifact_name(artifact)
         except ValueError as err:

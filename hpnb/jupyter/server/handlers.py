@@ -5,7 +5,7 @@ Every route needs an authenticated Jupyter user (403 otherwise) allowed to use t
 up (404); paging arguments are checked integers in range (400). A store that cannot
 be read (a damaged file, one kept locked, one written by a newer hpnb) is a 503 whose
 JSON ``message`` says which file and what to do. The store is opened read-only per
-request; the stop route sets only the stop flag.
+request (the command routes add a command through a connection of their own).
 
 Routes:
     GET  /hpnb/api/experiments                         every experiment, newest first (with several
@@ -15,10 +15,9 @@ Routes:
                                                        rank and Pareto rank
     GET  /hpnb/api/experiments/NAME/results?after=&limit=[&trial=ID]
     GET  /hpnb/api/experiments/NAME/trials/ID/logs      what trial ID printed, its error, worker, memory
-    POST /hpnb/api/experiments/NAME/stop               ask a running search to stop
-    GET  /hpnb/api/plotly.js                           the dashboards' plotly.js, for the page to load
-                                                       ahead (:mod:`hpnb.jupyter.server.plotly_route`)
-    and the routes of the experiment view's plots, in :mod:`hpnb.jupyter.server.view_routes`
+and, added with these by :mod:`hpnb.jupyter.server.routes`, the command routes
+(:mod:`~hpnb.jupyter.server.command_route`), the view's plots (:mod:`~hpnb.jupyter.server.view_routes`),
+a trial's artifacts and the dashboards' plotly.js.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,7 +44,6 @@ from hpnb.core.store import (
     UnknownTrial,
     validate_name,
 )
-from hpnb.core.trial import ExperimentState
 from hpnb.core.trial_log import read_trial_log
 from hpnb.jupyter.server.trials_cache import search_ranking, search_summary, trials_of
 from hpnb.jupyter.server.views import experiment_json, result_json, search_state, trial_json
@@ -68,10 +67,11 @@ class HpnbHandler(APIHandler):
     def initialize(self, store_path: Path) -> None:
         self.store_path = store_path
 
-    async def in_store(self, work: Callable[[Store], T]) -> T:
-        """Run ``work`` on a read-only store in a worker thread, mapping store errors to HTTP ones.
+    async def in_store(self, work: Callable[[Store], T], executor: Executor | None = None) -> T:
+        """Run ``work`` on a read-only store in a worker thread (of ``executor``, default the
+        loop's), mapping store errors to HTTP ones.
 
-        An unknown experiment is a 404; any other store error (damaged, busy, too new) a 503.
+        An unknown experiment or trial is a 404; any other store error (damaged, busy, too new) a 503.
         """
 
         def run() -> T:
@@ -79,7 +79,7 @@ class HpnbHandler(APIHandler):
                 return work(store)
 
         try:
-            return await asyncio.get_running_loop().run_in_executor(None, run)
+            return await asyncio.get_running_loop().run_in_executor(executor, run)
         except (UnknownExperiment, UnknownTrial) as err:
             raise web.HTTPError(404, str(err)) from err
         except StoreError as err:
@@ -90,6 +90,13 @@ class HpnbHandler(APIHandler):
             return validate_name(name)
         except InvalidName as err:
             raise web.HTTPError(400, str(err)) from err
+
+    def checked_id(self, raw: str, key: str) -> int:
+        """An id from the URL's path (a trial's, a command's): an integer from 0 to MAX_POSITION."""
+        if not raw.isascii() or not raw.isdigit() or int(raw) > MAX_POSITION:
+            raise web.HTTPError(400, f"{key}: {raw[:80]!r} is not allowed; use a {key} id, an integer "
+                                     f"from 0 to {MAX_POSITION}")
+        return int(raw)
 
     def int_argument(self, key: str, default: int | None, low: int, high: int) -> int | None:
         """Query argument ``key`` as an integer in [low, high]; ``default`` when absent."""
@@ -180,11 +187,7 @@ class TrialLogHandler(HpnbHandler):
     @web.authenticated
     @authorized
     async def get(self, name: str, trial: str) -> None:
-        name = self.checked_name(name)
-        if not trial.isascii() or not trial.isdigit() or int(trial) > MAX_POSITION:
-            raise web.HTTPError(400, f"trial: {trial!r} is not allowed; use a trial id, an integer "
-                                     f"from 0 to {MAX_POSITION}")
-        trial_id = int(trial)
+        name, trial_id = self.checked_name(name), self.checked_id(trial, "trial")
 
         def work(store: Store) -> dict[str, Any]:
             return read_trial_log(store, store.experiment(name), trial_id, time.time()).to_json()
@@ -192,45 +195,12 @@ class TrialLogHandler(HpnbHandler):
         self.write_json(await self.in_store(work))
 
 
-class StopHandler(HpnbHandler):
-    @web.authenticated
-    @authorized
-    async def post(self, name: str) -> None:
-        name = self.checked_name(name)
-
-        def work(store: Store) -> ExperimentState:
-            state = ExperimentState(store.experiment(name).state)  # as stored: a stop needs no heartbeat
-            if state.is_active:
-                store.request_stop(name)
-            return state
-
-        state = await self.in_store(work)
-        if not state.is_active:
-            raise web.HTTPError(409, f"experiment {name!r} is {state.value}; "
-                                     "only a running search can be stopped")
-        self.write_json({"name": name, "stop_requested": True}, status=202)
-
-
-def register_handlers(web_app: Any, store_path: Path) -> None:
-    """Add the routes to the server's tornado application."""
-    base = url_path_join(web_app.settings["base_url"], "hpnb", "api", "experiments")
-    options = {"store_path": store_path}
-    routes: list[tuple[str, type[HpnbHandler]]] = [
+def search_routes(base: str) -> list[tuple[str, type[HpnbHandler]]]:
+    """The routes of this module under ``base`` (``.../hpnb/api/experiments``)."""
+    return [
         (base, ExperimentsHandler),
         (url_path_join(base, _NAME_SEGMENT), ExperimentHandler),
         (url_path_join(base, _NAME_SEGMENT, "trials"), TrialsHandler),
         (url_path_join(base, _NAME_SEGMENT, "results"), ResultsHandler),
         (url_path_join(base, _NAME_SEGMENT, "trials", _TRIAL_SEGMENT, "logs"), TrialLogHandler),
-        (url_path_join(base, _NAME_SEGMENT, "stop"), StopHandler),
     ]
-    from hpnb.jupyter.server.view_routes import insight_routes  # its handlers build on HpnbHandler
-
-    routes += insight_routes(url_path_join(web_app.settings["base_url"], "hpnb", "api"))
-    from hpnb.jupyter.server.artifacts_route import artifact_routes
-
-    routes += artifact_routes(base)
-    from hpnb.jupyter.server.plotly_route import PlotlyModuleHandler
-
-    plotly = url_path_join(web_app.settings["base_url"], "hpnb", "api", "plotly.js")
-    web_app.add_handlers(".*$", [*((pattern, handler, options) for pattern, handler in routes),
-                                 (plotly, PlotlyModuleHandler)])  # fmt: skip

@@ -8,10 +8,9 @@ Routes (under ``/hpnb/api/experiments/NAME``):
     GET parcoords?trial=                           the finished parallel coordinates: the best 1,000
                                                    trials, a sample of the rest, the selected one
     GET importance?evaluator=fanova|ped-anova      parameter importance per objective, or why none
-    GET pareto?x=&y=&trial=                        two objectives against each other, the front
-                                                   (:mod:`hpnb.jupyter.server.pareto_route`)
     GET slices?x=&y=                               the metric against each parameter, and a contour
-and ``GET /hpnb/api/compare?name=A&name=B`` (at most :data:`MAX_COMPARED` names).
+and ``GET /hpnb/api/compare?name=A&name=B`` (at most :data:`MAX_COMPARED` names). The Pareto
+route is :mod:`hpnb.jupyter.server.pareto_route`'s.
 
 The analyses themselves live in :mod:`hpnb.core.analysis`; this module checks the request,
 bounds what is sent and shapes it as JSON.
@@ -32,8 +31,16 @@ from hpnb.core.spec import parse_spec
 from hpnb.core.store import ExperimentRecord, Store, TrialRecord
 from hpnb.core.summary import record_objectives, trial_state
 from hpnb.core.trial import TrialState
-from hpnb.jupyter.server import bounded
-from hpnb.jupyter.server.bounded import stored_space
+from hpnb.jupyter.server.bounded import (
+    compare_json,
+    contour_json,
+    parameter_kinds,
+    parameter_order,
+    slice_json,
+    stored_space,
+    thinned_curve,
+    thinned_history,
+)
 from hpnb.jupyter.server.handlers import MAX_PAGE, MAX_POSITION, HpnbHandler, SearchRoute
 from hpnb.jupyter.server.trials_cache import kept_with_trials, search_ranking, trials_of
 from hpnb.jupyter.server.views import search_state, trial_json
@@ -75,8 +82,8 @@ class LeaderboardHandler(InsightHandler):
     def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
         trials, state, now = trials_of(store, record), search_state(record), time.time()
         ranking = search_ranking(store.path, record, trials)
-        kinds = bounded.parameter_kinds(record, trials)
-        names = bounded.parameter_order(record, trials)
+        kinds = parameter_kinds(record, trials)
+        names = parameter_order(record, trials)
         allowed = sort_key_names(names, ranking.objectives)
         sort = self.choice_argument("sort", "rank", allowed) if self.raw_sort else "rank"
         page = sorted_trials(trials, ranking, sort, self.order == "desc", now)
@@ -97,7 +104,7 @@ class HistoryHandler(InsightHandler):
         points = kept_with_trials(store.path, record, trials_of(store, record), f"history:{self.order}",
                                   lambda kept: optimization_history(kept, record.mode,
                                                                     order=cast(Order, self.order)))
-        kept = bounded.thinned_history(points, MAX_HISTORY, self.selected)
+        kept = thinned_history(points, MAX_HISTORY, self.selected)
         return {"order": self.order, "metric": record.metric, "mode": record.mode, "total": len(points),
                 "points": [{"trial_id": p.trial_id, "state": p.state, "score": p.score, "end": p.end,
                             "best": p.best, "is_best": p.is_best} for p in kept]}
@@ -113,7 +120,7 @@ class CurvesHandler(InsightHandler):
         chosen = curve_trials(trials, search_ranking(store.path, record, trials), state, self.selected)
         curves = []
         for trial in chosen:
-            xs, ys = bounded.thinned_curve(store.results(record.id, trial_id=trial.trial_id), self.points)
+            xs, ys = thinned_curve(store.results(record.id, trial_id=trial.trial_id), self.points)
             if xs:
                 curves.append({"trial_id": trial.trial_id, "state": trial_state(trial, state),
                                "x": xs, "y": ys})
@@ -202,7 +209,7 @@ class SlicesHandler(InsightHandler):
         ranking = search_ranking(store.path, record, trials)
         half = MAX_HISTORY // 2
         keep = {t.trial_id for t in parcoords_sample(trials, ranking, half, half).trials}
-        slices = [bounded.slice_json(piece, keep) for piece in parameter_slices(trials, space)]
+        slices = [slice_json(piece, keep) for piece in parameter_slices(trials, space)]
         body: dict[str, Any] = {"metric": record.metric, "mode": record.mode, "slices": slices,
                                 "contour": None, "contour_message": None}
         importance = importance_body(store, record, trials, "fanova")["importance"] or []
@@ -212,7 +219,7 @@ class SlicesHandler(InsightHandler):
             body["contour_message"] = "a contour needs two varied parameters"
             return body
         try:
-            body["contour"] = bounded.contour_json(contour_data(trials, space, pair[0], pair[1]), keep)
+            body["contour"] = contour_json(contour_data(trials, space, pair[0], pair[1]), keep)
         except HpnbError as err:
             body["contour_message"] = str(err)
         return body
@@ -237,7 +244,7 @@ class CompareHandler(HpnbHandler):
         def work(store: Store) -> dict[str, Any]:
             records = [store.experiment(name) for name in names]
             curves = compare_searches([(record, trials_of(store, record)) for record in records])
-            return {"searches": [{**bounded.compare_json(curve, MAX_HISTORY),
+            return {"searches": [{**compare_json(curve, MAX_HISTORY),
                                   "objectives": [o.to_dict() for o in record_objectives(record)]}
                                  for curve, record in zip(curves, records, strict=True)]}
 
@@ -248,8 +255,6 @@ def insight_routes(api: str) -> list[tuple[str, type[HpnbHandler]]]:
     """(pattern, handler) of every view route; ``api`` is the URL of ``/hpnb/api``."""
     from jupyter_server.utils import url_path_join
 
-    from hpnb.jupyter.server.pareto_route import ParetoHandler
-
     base, segment = url_path_join(api, "experiments"), r"(?P<name>[^/]+)"
     per_search: list[tuple[str, type[HpnbHandler]]] = [
         ("leaderboard", LeaderboardHandler),
@@ -258,7 +263,6 @@ def insight_routes(api: str) -> list[tuple[str, type[HpnbHandler]]]:
         ("parcoords", ParcoordsHandler),
         ("importance", ImportanceHandler),
         ("slices", SlicesHandler),
-        ("pareto", ParetoHandler),
     ]
     routes = [(url_path_join(base, segment, route), handler) for route, handler in per_search]
     return [*routes, (url_path_join(api, "compare"), CompareHandler)]

@@ -164,6 +164,7 @@ async def test_an_unknown_name_is_a_404(jp_fetch, sample_store, suffix):
         ("GET", ("mlp-lr", "trials")),
         ("GET", ("mlp-lr", "results")),
         ("POST", ("cnn-depth", "stop")),
+        ("POST", ("cnn-depth", "commands")),
     ],
 )
 @pytest.mark.parametrize("auth", ["", "token wrong-token"])
@@ -173,18 +174,25 @@ async def test_every_route_refuses_a_request_without_a_valid_token(
     code, _ = await error_of(jp_fetch, *suffix, method=method, headers={"Authorization": auth})
     assert code == 403
     with read_store(sample_store) as store:
-        assert store.experiment(sample_store.running).stop_requested is False
+        record = store.experiment(sample_store.running)
+        assert record.stop_requested is False
+        assert store.pending_commands(record.id) == []
 
 
-async def test_stop_sets_the_flag_of_a_running_search(jp_fetch, sample_store):
-    response = await jp_fetch(*API, sample_store.running, "stop", method="POST", body=b"{}")
-    assert response.code == 202
-    assert json.loads(response.body) == {"name": sample_store.running, "stop_requested": True}
+async def test_stop_sends_a_stop_command_to_a_running_search(jp_fetch, sample_store):
+    response = await jp_fetch(*API, sample_store.running, "stop", method="POST", body=b"{}",
+                              request_timeout=REQUEST_TIMEOUT)
+    assert response.code == 200
+    sent = json.loads(response.body)
+    # this store's running search has no driver to answer: the command waits for one, and says so
+    assert (sent["kind"], sent["value"], sent["state"]) == ("stop", None, "pending")
+    assert "the driver has not answered yet" in sent["reply"]
     with read_store(sample_store) as store:
         record = store.experiment(sample_store.running)
         assert record.stop_requested is True
         assert record.state == "RUNNING"  # the driver, not the server, ends the search
-        assert [e["kind"] for e in store.events(record.id)][-1] == "stop_requested"
+        (command,) = store.pending_commands(record.id)
+        assert (command.id, command.kind, command.source) == (sent["id"], "stop", "lab")
     listed = await get_json(jp_fetch, sample_store.running)
     assert listed["stop_requested"] is True
 
@@ -199,9 +207,11 @@ async def test_a_running_search_says_what_limits_its_running_trials(jp_fetch, sa
 async def test_stop_of_a_finished_search_is_a_409_and_writes_nothing(jp_fetch, sample_store):
     code, body = await error_of(jp_fetch, sample_store.finished, "stop", method="POST")
     assert code == 409
-    assert "COMPLETED" in body["message"]
+    assert body["message"] == f"search {sample_store.finished!r} is not running (COMPLETED)"
     with read_store(sample_store) as store:
-        assert store.experiment(sample_store.finished).stop_requested is False
+        record = store.experiment(sample_store.finished)
+        assert record.stop_requested is False
+        assert store.pending_commands(record.id) == []
 
 
 async def test_stop_of_an_unknown_search_is_a_404(jp_fetch, sample_store):
