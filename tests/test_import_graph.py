@@ -1,18 +1,20 @@
-"""The runner's modules import each other without a cycle (TYPE_CHECKING imports count too)."""
+"""No two modules of hpnb import each other, directly or through others (TYPE_CHECKING imports and
+imports inside functions count too). ``from package import module`` is an import of that module;
+``from package import name`` of the package (its ``__init__``)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import hpnb.runner
+import hpnb
 
-RUNNER = Path(hpnb.runner.__file__).parent
-PACKAGE = "hpnb.runner"
+ROOT = Path(hpnb.__file__).parent
+PACKAGE = "hpnb"
 
 
 def module_name(path: Path) -> str:
-    parts = path.relative_to(RUNNER).with_suffix("").parts
+    parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join((PACKAGE, *parts)).removesuffix(".__init__")
 
 
@@ -23,14 +25,15 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                found.add(submodule if submodule in modules else node.module)
     return {name for name in found if name in modules}
 
 
 def import_graph() -> dict[str, set[str]]:
-    """runner/'s modules and, for each, the runner modules it imports."""
-    paths = {module_name(path): path for path in RUNNER.rglob("*.py")}
+    """hpnb's modules and, for each, the hpnb modules it imports."""
+    paths = {module_name(path): path for path in ROOT.rglob("*.py")}
     return {name: imports_of(path, set(paths)) - {name} for name, path in paths.items()}
 
 
@@ -65,7 +68,15 @@ def test_find_cycle_finds_one() -> None:
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_the_runner_has_no_import_cycle() -> None:
+def test_imports_of_a_module_and_of_a_name_of_a_package_are_told_apart(tmp_path: Path) -> None:
+    code = tmp_path / "m.py"
+    code.write_text("from hpnb.core.store import codec\nfrom hpnb.core import control\n"
+                    "from hpnb.core.store import Store\n")
+    found = imports_of(code, {"hpnb.core.store", "hpnb.core.store.codec", "hpnb.core.control", "hpnb.core"})
+    assert found == {"hpnb.core.store.codec", "hpnb.core.control", "hpnb.core.store"}
+
+
+def test_hpnb_has_no_import_cycle() -> None:
     graph = import_graph()
-    assert graph.get("hpnb.runner.driver")  # the walk sees imports
+    assert graph.get("hpnb.runner.driver") and graph.get("hpnb.jupyter.dashboard.dashboard")  # imports seen
     assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
