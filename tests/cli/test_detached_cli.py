@@ -73,7 +73,8 @@ def test_a_detached_search_is_steered_from_the_terminal_and_resumed_after_its_dr
     bad = hpnb_cli("stop", "det", "--trial", "99", cwd=tmp_path)
     assert bad.returncode == 2 and "search 'det' has no trial 99" in bad.stderr
     bad = hpnb_cli("extend", "det", "0", cwd=tmp_path)
-    assert bad.returncode == 2 and "extend: the number of trials to add must be positive (got 0)" in bad.stderr
+    assert bad.returncode == 2
+    assert "extend: the number of trials to add must be positive (got 0)" in bad.stderr
     extended = hpnb_cli("extend", "det", "2", cwd=tmp_path)
     assert extended.returncode == 0 and "has a budget of 10 trials now (+2)" in extended.stdout
 

@@ -81,7 +81,7 @@ def test_a_detached_search_outlives_its_kernel_and_another_kernel_steers_it(tmp_
     second = KernelSession(tmp_path)
     try:
         second.run("%load_ext hpnb.jupyter\nimport hpnb")
-        reply, took = second.execute("%hpsearch attach outlives")
+        reply, _ = second.execute("%hpsearch attach outlives")
         assert reply["content"]["status"] == "ok"
         assert second.widget_comms("ButtonModel"), "the attached dashboard has its controls"
         answer = second.run("%hpsearch extend outlives 2")
@@ -118,8 +118,8 @@ def test_a_detached_cell_refuses_an_objective_that_cannot_travel(tmp_path: Path)
                 with LOCK:
                     return x
             """))
-        reply, _ = session.execute("%%hpsearch locked --name nope --detach\nmetric: loss\ntrials: 2\n"
-                                   "parameters:\n  x: {min: 0.0, max: 1.0}\n")
+        session.execute("%%hpsearch locked --name nope --detach\nmetric: loss\ntrials: 2\n"
+                        "parameters:\n  x: {min: 0.0, max: 1.0}\n")
         session.drain_iopub()
         errors = [m["content"]["text"] for m in session.iopub if m["msg_type"] == "stream"
                   and m["content"]["name"] == "stderr"]
@@ -136,7 +136,7 @@ def test_commands_to_a_stored_search_without_a_driver_are_refused_at_once(tmp_pa
         session.run("%load_ext hpnb.jupyter")
         session.run("import hpnb\n"
                     "done = hpnb.search(lambda x: {'loss': x}, name='done', metric='loss', trials=1,\n"
-                    "                   parameters={'x': {'min': 0.0, 'max': 1.0}}, resources={'workers': 1})\n"
+                    "    parameters={'x': {'min': 0.0, 'max': 1.0}}, resources={'workers': 1})\n"
                     "done.wait()")
         started = time.monotonic()
         out = session.run("try:\n    hpnb.load('done').stop()\nexcept Exception as e:\n    print(e)")
