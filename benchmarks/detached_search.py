@@ -41,6 +41,7 @@ from distributed import Client, LocalCluster
 
 import hpnb
 from hpnb.api import Search
+from hpnb.core.store.commands import CommandRefused
 from tests.jupyter.kernel_session import KernelSession
 
 ship_by_value(__name__)
