@@ -32,7 +32,13 @@ from hpnb.core.summary import (
     heartbeat_age,
 )
 from hpnb.core.trial import ExperimentState
-from hpnb.detach import cluster_address, detach_by_default, kept_objective, objective_payload
+from hpnb.detach import (
+    cluster_address,
+    cluster_driver_address,
+    detach_mode,
+    kept_objective,
+    objective_payload,
+)
 from hpnb.handle import Search, driver_id
 
 if TYPE_CHECKING:
@@ -66,7 +72,7 @@ def check_picklable(objective: Callable[..., Any]) -> None:
 def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | ExperimentSpec | None = None, *,
            name: str | None = None, store: StoreLike = None, client: Client | None = None,
            overwrite: bool = False, resume: bool = False, namespace: Mapping[str, Any] | None = None,
-           source: str | None = None, wait_for_cluster: bool = True, detach: bool | None = None,
+           source: str | None = None, wait_for_cluster: bool = True, detach: bool | str | None = None,
            **spec_fields: Any) -> Search:
     """Start a search in the background and return its handle once its cluster is up.
 
@@ -84,8 +90,9 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         wait_for_cluster: False returns at once, recorded and RUNNING, while the cluster starts
             in the background; a failure to start is then recorded in the search (FAILED, and
             its ``message`` says why) instead of raised.
-        detach: run the driver in a process of its own, which outlives this one (a kernel's
-            restart, a closed terminal); default: the ``HPNB_DETACH`` setting, else False.
+        detach: run the driver elsewhere, where it outlives this process: True or "process" (a
+            process of its own), "cluster" (a task on a worker of the search's cluster); default:
+            the spec's ``detach:``, else the ``HPNB_DETACH`` setting, else here.
 
     Example:
         >>> search = hpnb.search(train, metric="loss", trials=20,
@@ -93,15 +100,15 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         ... # doctest: +SKIP
     """
     parsed = _parse(spec, spec_fields)
-    detach = detach_by_default() if detach is None else detach
-    payload = _checked_payload(objective, detach, client, parsed, namespace)
+    mode = detach_mode(detach, parsed.detach)
+    payload = _checked_payload(objective, mode, client, parsed, namespace)
     if client is None:  # a client passed in is the cluster: the local one is not started
         check_local_fits(parsed.resources)
     name = _search_name(name, parsed, objective)
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:
         return _resume(opened, name, objective, client, namespace, background=not wait_for_cluster,
-                       detach=detach, payload=payload)
+                       detach=mode, payload=payload)
     _announce_warm_start(opened, parsed, name, source if source is not None else _source_text(spec))
     _probe_checkpoint_store(opened, parsed, name)
     record = opened.create_experiment(
@@ -110,19 +117,21 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         parallel=parsed.parallel, overwrite=overwrite,
     )
     handle = Search(opened, record, parsed, objective=objective, client=client, namespace=namespace,
-                    detach=detach, payload=payload)
+                    detach=mode, payload=payload)
     handle._start(background=not wait_for_cluster)
     return handle
 
 
-def _checked_payload(objective: Callable[..., Any], detach: bool, client: Client | None,
+def _checked_payload(objective: Callable[..., Any], mode: str | None, client: Client | None,
                      parsed: ExperimentSpec, namespace: Mapping[str, Any] | None) -> bytes | None:
-    """Check before anything starts that ``objective`` can travel: to workers, and with ``detach``
-    to a driver of its own (its pickled bytes then, else None)."""
+    """Check before anything starts that ``objective`` can travel: to workers, and when ``mode``
+    detaches the driver, to it (its pickled bytes then, else None)."""
     check_picklable(objective)
-    if not detach:
+    if mode is None:
         return None
-    cluster_address(client, parsed.resources.cluster, namespace)
+    address = cluster_address(client, parsed.resources.cluster, namespace)
+    if mode == "cluster":
+        cluster_driver_address(address, parsed.resources.cluster)
     return objective_payload(objective)
 
 
@@ -182,33 +191,34 @@ def _parse(spec: str | Mapping[str, Any] | ExperimentSpec | None,
 
 def resume(name: str, objective: Callable[..., Any] | None = None, *, store: StoreLike = None,
            client: Client | None = None, namespace: Mapping[str, Any] | None = None,
-           detach: bool | None = None) -> Search:
+           detach: bool | str | None = None) -> Search:
     """Continue a stored search: finished trials stay, interrupted ones run again.
 
     Args:
         objective: the function its trials run; with ``detach``, default: the one a detached
             start of the search kept.
-        detach: drive it in a process of its own (default: the ``HPNB_DETACH`` setting).
+        detach: drive it elsewhere, as :func:`search` says (default: the spec's ``detach:``, else
+            the ``HPNB_DETACH`` setting).
 
     Example:
         >>> search = hpnb.resume("mlp-lr", train)  # doctest: +SKIP
         >>> search = hpnb.resume("mlp-lr", detach=True)  # doctest: +SKIP
     """
-    detach = detach_by_default() if detach is None else detach
     opened = open_store(store)
-    if objective is None:
-        if not detach:
-            raise HpnbError(f"resume {name!r}: give the objective, or detach=True to run the one a "
-                            "detached start kept")
-        objective = kept_objective(opened, opened.experiment(name))
     record = opened.experiment(name)
     spec = parse_spec(record.spec)
-    payload = _checked_payload(objective, detach, client, spec, namespace)
-    return _resume(opened, name, objective, client, namespace, detach=detach, payload=payload)
+    mode = detach_mode(detach, spec.detach)
+    if objective is None:
+        if mode is None:
+            raise HpnbError(f"resume {name!r}: give the objective, or detach=True to run the one a "
+                            "detached start kept")
+        objective = kept_objective(opened, record)
+    payload = _checked_payload(objective, mode, client, spec, namespace)
+    return _resume(opened, name, objective, client, namespace, detach=mode, payload=payload)
 
 
 def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Client | None,
-            namespace: Mapping[str, Any] | None, background: bool = False, detach: bool = False,
+            namespace: Mapping[str, Any] | None, background: bool = False, detach: str | None = None,
             payload: bytes | None = None) -> Search:
     record = opened.experiment(name)
     _refuse_if_driven_elsewhere(record)

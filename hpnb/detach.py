@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from hpnb.core.errors import HpnbError
+from hpnb.core.spec.detach import parse_detach
 from hpnb.core.store import CLEAR, ExperimentRecord, Store
 from hpnb.core.trial import ExperimentState
 from hpnb.runner.checkpoint_store import CheckpointStore, search_location
@@ -46,10 +47,11 @@ _STRING_OPS = frozenset({"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICO
 
 @dataclass(frozen=True)
 class DetachedDriver:
-    """A detached driver just started: its process id and its log file."""
+    """A detached driver just started: where it runs (``process 4242``, ``a worker of
+    tcp://10.0.0.5:8786``) and its log file (None on a cluster: the worker's log)."""
 
-    pid: int
-    log: Path
+    where: str
+    log: Path | None = None
 
 
 def detach_by_default() -> bool:
@@ -62,6 +64,21 @@ def detach_by_default() -> bool:
         False
     """
     return os.environ.get(DETACH_SETTING, "").strip().lower() in _TRUE
+
+
+def detach_mode(given: bool | str | None, spec: str | None) -> str | None:
+    """Where the driver runs: ``given`` (an argument: True, False, "process", "cluster"), else the
+    spec's ``detach:``, else ``HPNB_DETACH``; None for the starting process.
+
+    Example:
+        >>> detach_mode("cluster", None), detach_mode(None, "process"), detach_mode(False, "cluster")
+        ('cluster', 'process', None)
+    """
+    if given is not None:
+        return parse_detach(given)
+    if spec is not None:
+        return spec
+    return "process" if detach_by_default() else None
 
 
 def objective_payload(objective: Callable[..., Any]) -> bytes:
@@ -187,9 +204,10 @@ def kept_objective(store: Store, record: ExperimentRecord) -> Callable[..., Any]
     return objective
 
 
-def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, address: str | None = None,
-                   since: float | None = None) -> DetachedDriver:
-    """Record the search as starting and start its driver in a new session of its own.
+def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, mode: str = "process",
+                   address: str | None = None, since: float | None = None) -> DetachedDriver:
+    """Record the search as starting and start its driver: in a new session of its own (``mode``
+    process) or as a task on a worker of the cluster at ``address`` (``mode`` cluster).
 
     Args:
         store, record: the search, recorded already.
@@ -198,9 +216,11 @@ def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, ad
         since: commands sent from then on (epoch seconds) are for this driver.
     """
     keep_objective(store, record, payload)
+    started = time.time() if since is None else since
+    if mode == "cluster":
+        return _start_on_cluster(store, record, address, started)
     log = log_path(store, record)
     log.parent.mkdir(parents=True, exist_ok=True)
-    started = time.time() if since is None else since
     store.update_experiment(record.id, state=ExperimentState.RUNNING, heartbeat=time.time(), driver=CLEAR,
                             message=f"starting a detached driver (its log: {log})")
     command = [sys.executable, "-m", "hpnb.driver_process", "--store", str(store.path), "--name", record.name,
@@ -211,7 +231,49 @@ def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, ad
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
                                    cwd=os.getcwd(), env=_environment(), start_new_session=True)
     store.update_experiment(record.id, driver=f"{socket.gethostname()}:{process.pid}")
-    return DetachedDriver(process.pid, log)
+    return DetachedDriver(f"process {process.pid}", log)
+
+
+def cluster_driver_address(address: str | None, cluster: str) -> str:
+    """The scheduler a driver on the cluster runs on: one that outlives the starting process.
+
+    Raises:
+        HpnbError: the search's cluster is one this process starts (``local``) or names none.
+    """
+    if address is not None:
+        return address
+    if "://" in cluster:
+        return cluster
+    raise HpnbError(f"detach: cluster needs a Dask cluster that outlives this process (resources.cluster "
+                    f"tcp://HOST:PORT, or a Client of the notebook), not {cluster!r}: a cluster started "
+                    "here ends with this process; detach: process runs the driver beside it instead")
+
+
+def _start_on_cluster(store: Store, record: ExperimentRecord, address: str | None,
+                      since: float) -> DetachedDriver:
+    """The driver as a task that no client holds (``fire_and_forget``): the scheduler keeps it, and
+    runs it again on another worker when the one running it dies."""
+    from distributed import fire_and_forget
+
+    from hpnb.cluster.connect import address_client
+    from hpnb.driver_process import drive_on_worker
+
+    spec_cluster = str((record.spec.get("resources") or {}).get("cluster", "local"))
+    scheduler = cluster_driver_address(address, spec_cluster)
+    store.update_experiment(record.id, state=ExperimentState.RUNNING, heartbeat=time.time(), driver=CLEAR,
+                            message=f"starting its driver on a worker of {scheduler}")
+    client = address_client(scheduler)
+    key = f"hpnb-driver-{record.name}-{int(record.id)}-{int(since * 1000)}"
+    future = client.submit(drive_on_worker, str(store.path), record.name, since, scheduler, key=key,
+                           pure=False)
+    fire_and_forget(future)
+    # the scheduler holds it before this process may end (a command line's exits right after)
+    deadline = time.monotonic() + 30
+    while not client.run_on_scheduler(lambda dask_scheduler: key in dask_scheduler.tasks):
+        if time.monotonic() > deadline:
+            raise HpnbError(f"detach: the scheduler at {scheduler} did not take the driver's task in 30 s")
+        time.sleep(0.05)
+    return DetachedDriver(f"a worker of {scheduler}")
 
 
 def _environment() -> dict[str, str]:

@@ -71,6 +71,28 @@ def _start(store: Store, args: argparse.Namespace) -> Search:
     return search
 
 
+def drive_on_worker(store: str, name: str, since: float, scheduler: str) -> str:
+    """A search's driver as a task on a Dask worker (``detach: cluster``): it leaves the worker's
+    pool of trial threads, runs the search to its end on the same cluster and returns its state.
+    Run again on another worker after a worker's death, it resumes the search from the store."""
+    from distributed import secede
+
+    from hpnb.cluster.connect import address_client
+    from hpnb.core.spec import parse_spec
+    from hpnb.detach import kept_objective
+    from hpnb.handle import Search
+
+    secede()  # a driver is not a trial: it takes no slot
+    opened = Store(store)
+    record = opened.experiment(name)
+    if record.state != ExperimentState.RUNNING.value:
+        return record.state  # it ended, or was stopped, while this task waited to run again
+    search = Search(opened, record, parse_spec(record.spec), objective=kept_objective(opened, record),
+                    client=address_client(scheduler))
+    search._start(background=False, commands_since=since)
+    return search.wait().state
+
+
 def _exit(code: int) -> None:
     """End the process once the search's local cluster is closed (its workers end with it)."""
     from hpnb.cli.interrupts import close_local_clusters, exit_now

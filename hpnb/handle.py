@@ -60,10 +60,10 @@ class Search(SearchInsight):
 
     def __init__(self, store: Store, record: ExperimentRecord, spec: ExperimentSpec, *,
                  objective: Callable[..., Any] | None = None, client: Client | None = None,
-                 namespace: Mapping[str, Any] | None = None, detach: bool = False,
+                 namespace: Mapping[str, Any] | None = None, detach: str | None = None,
                  payload: bytes | None = None) -> None:
         """A handle of ``record``; with an ``objective`` it can drive the search (see :meth:`start`):
-        in this process, or with ``detach`` in a process of its own (:mod:`hpnb.detach`)."""
+        in this process, or with ``detach`` ("process", "cluster") elsewhere (:mod:`hpnb.detach`)."""
         self.store = store
         self.name = record.name
         self.experiment_id = record.id
@@ -386,8 +386,8 @@ class Search(SearchInsight):
             raise HpnbError(f"search {self.name!r} is already running (driven by {self.record.driver})")
         address = cluster_address(self._client, self.spec.resources.cluster, self._namespace)
         payload = self._payload if self._payload is not None else objective_payload(self._objective)
-        self.detached = start_detached(self.store, self.record, payload, address=address,
-                                       since=commands_since)
+        self.detached = start_detached(self.store, self.record, payload, mode=self._detach or "process",
+                                       address=address, since=commands_since)
 
 
 def driver_id() -> str:

@@ -49,9 +49,10 @@ def _common(parser: argparse.ArgumentParser, objective_required: bool = True) ->
                              + ("" if objective_required else " (with --detach, default: the kept one)"))
     parser.add_argument("--store", help="the store file (default: $HPNB_HOME/hpnb.sqlite)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
-    parser.add_argument("--detach", action="store_true",
-                        help="run the driver in a process of its own, which outlives this command; "
-                             "print where its log is and return at once")
+    parser.add_argument("--detach", nargs="?", const="process", choices=("process", "cluster"),
+                        help="run the driver where it outlives this command: a process of its own "
+                             "(the default), or a task on a worker of the search's cluster; print "
+                             "where it runs and return at once")
 
 
 def load_objective(reference: str) -> Callable[..., Any]:
@@ -139,7 +140,7 @@ def run_command(args: argparse.Namespace) -> int:
     overrides = {key: value for key, value in given.items() if value is not None}
     objective = load_objective(args.objective)
     handle = search(objective, text, name=args.name, store=args.store, overwrite=args.overwrite,
-                    detach=args.detach or None, **overrides)
+                    detach=args.detach, **overrides)
     return _detached(handle) if handle.detached is not None else follow(handle, args.quiet)
 
 
@@ -158,7 +159,7 @@ def resume_command(args: argparse.Namespace) -> int:
     objective = None if args.objective is None else load_objective(args.objective)
     if args.extend:
         _raise_budget(args.store, args.name, args.extend)
-    handle = resume(args.name, objective, store=args.store, detach=args.detach or None)
+    handle = resume(args.name, objective, store=args.store, detach=args.detach)
     return _detached(handle) if handle.detached is not None else follow(handle, args.quiet)
 
 
@@ -177,6 +178,7 @@ def _raise_budget(store: str | None, name: str, extra: int) -> None:
 def _detached(search: Any) -> int:
     """Say where a detached driver runs and logs; the search goes on after this command ends."""
     started = search.detached
-    print(f"search {search.name!r} runs in a detached driver (process {started.pid}); its log: "
-          f"{started.log}\nfollow it with `hpnb show {search.name}`, stop it with `hpnb stop {search.name}`")
+    log = f"; its log: {started.log}" if started.log is not None else ""
+    print(f"search {search.name!r} runs in a detached driver ({started.where}){log}\n"
+          f"follow it with `hpnb show {search.name}`, stop it with `hpnb stop {search.name}`")
     return 0

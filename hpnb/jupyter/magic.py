@@ -63,9 +63,12 @@ class HpsearchMagics(Magics):
     @argument("--store", metavar="PATH", help="store file or directory (default: $HPNB_HOME, ~/.hpnb)")
     @argument("--resume", action="store_true", help="continue the stored experiment of this name")
     @argument("--overwrite", action="store_true", help="replace the stored experiment of this name")
-    @argument("--detach", action=argparse.BooleanOptionalAction, default=None,
-              help="run the driver in a process of its own, which outlives this kernel (default: the "
-                   "HPNB_DETACH setting, else --no-detach)")
+    @argument("--detach", nargs="?", const="process", default=None, choices=("process", "cluster"),
+              help="run the driver where it outlives this kernel: a process of its own (the default), or "
+                   "a task on a worker of the search's cluster (default: the spec's detach:, else the "
+                   "HPNB_DETACH setting, else in this kernel)")
+    @argument("--no-detach", dest="detach", action="store_const", const=False,
+              help="run the driver in this kernel whatever the spec or HPNB_DETACH say")
     @cell_magic("hpsearch")  # type: ignore[arg-type]
     def hpsearch_cell(self, line: str, cell: str) -> None:
         """Run a hyperparameter search of OBJECTIVE; the cell body is the spec (YAML).

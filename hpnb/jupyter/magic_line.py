@@ -86,7 +86,7 @@ def build_line_parser() -> MagicArgumentParser:
     resume.add_argument("--objective", metavar="FUNC")
     resume.add_argument("-o", "--out", metavar="VAR")
     resume.add_argument("--wait", action="store_true")
-    resume.add_argument("--detach", action="store_true")
+    resume.add_argument("--detach", nargs="?", const="process", choices=("process", "cluster"))
     extend = _sub(subparsers, "extend", "add trials to a search")
     extend.add_argument("name")
     extend.add_argument("n", type=int)
@@ -171,7 +171,7 @@ def _resume(args: argparse.Namespace, shell: InteractiveShell) -> None:
         return None
     out = check_variable_name(args.out) if args.out else None
     search = resume_here(args.name, store=args.store, namespace=shell.user_ns, objective=args.objective,
-                         detach=args.detach or None)
+                         detach=args.detach)
     out = out or variable_name(search.name)
     shell.user_ns[out] = search
     live.display_search(search, wait=args.wait, announce=f"{search.name!r} resumed: handle in {out!r}")

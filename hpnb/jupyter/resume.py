@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def resume_here(name: str, *, store: StoreLike, namespace: Mapping[str, Any],
-                objective: str | None = None, detach: bool | None = None) -> Search:
+                objective: str | None = None, detach: bool | str | None = None) -> Search:
     """Continue ``name`` from this kernel with ``objective`` (a name in ``namespace``; default: the
     one its stored record names), in a driver of its own with ``detach``, and remember the handle
     for ``%hpsearch show``.
