@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 SPEC = textwrap.dedent("""\
     metric: loss
-    trials: 8
+    trials: 16
     parallel: 2
     seed: 0
     parameters:
@@ -76,7 +76,7 @@ def test_a_detached_search_is_steered_from_the_terminal_and_resumed_after_its_dr
     assert bad.returncode == 2
     assert "extend: the number of trials to add must be positive (got 0)" in bad.stderr
     extended = hpnb_cli("extend", "det", "2", cwd=tmp_path)
-    assert extended.returncode == 0 and "has a budget of 10 trials now (+2)" in extended.stdout
+    assert extended.returncode == 0 and "has a budget of 18 trials now (+2)" in extended.stdout
 
     before = completed()
     results_before = {t: len(store.results(search.experiment_id, trial_id=t)) for t in before}
@@ -91,11 +91,11 @@ def test_a_detached_search_is_steered_from_the_terminal_and_resumed_after_its_dr
     assert resumed.returncode == 0, resumed.stderr
     assert search.wait(300).state == "COMPLETED", search.message
     trials = store.trials(search.experiment_id)
-    assert len(trials) == 10 and {t.state for t in trials} == {"COMPLETED"}
+    assert len(trials) == 18 and {t.state for t in trials} == {"COMPLETED"}
     for trial_id, end in before.items():  # a finished trial is never run again
         assert store.trial(search.experiment_id, trial_id).end == end
         assert len(store.results(search.experiment_id, trial_id=trial_id)) == results_before[trial_id]
     steps = Counter((r.trial_id, r.step) for r in store.results(search.experiment_id))
-    assert set(steps.values()) == {1} and len(steps) == 10 * 10  # every step once, none lost
+    assert set(steps.values()) == {1} and len(steps) == 18 * 10  # every step once, none lost
     with Store(tmp_path / "home" / "hpnb.sqlite", readonly=True) as fresh:
         assert fresh.pending_commands(search.experiment_id) == []
