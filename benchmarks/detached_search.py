@@ -3,7 +3,7 @@
 1. The cell: a fresh kernel's first ``%%hpsearch`` cell, in-kernel and ``--detach``: seconds to
    its reply (median of ``--rounds``). Goal: the detached cell returns in < 0.5 s.
 2. The runner: dispatch (no-op trials), streaming (2 trials reporting 10,000 times each) and many
-   slots (sleeping trials on 50 worker threads) on one scheduler, driven in this process and by a
+   slots (sleeping trials on 200 worker threads) on one scheduler, driven in this process and by a
    detached driver. Each is timed as the driver sees it (the first trial's start to the last
    trial's end, from the store), so the detached process's own start does not count. Goal: the
    detached driver within 5 % of the in-kernel one on each.
@@ -124,7 +124,7 @@ def runner_rows(folder: Path, quick: bool) -> tuple[list[tuple[Any, ...]], list[
     cases: list[tuple[str, Callable[..., Any], dict[str, Any], int]] = [
         (f"dispatch: {trials} no-op trials, 2 slots", noop, {"trials": trials}, 2),
         ("streaming: 2 trials x 10,000 reports", stream, {"trials": 2}, 2),
-        ("many slots: 100 one-second trials, 50 slots", sleep_one, {"trials": 100}, 50),
+        ("many slots: 400 one-second trials, 200 slots", sleep_one, {"trials": 400}, 200),
     ]
     rows, goals = [], []
     for label, objective, spec, slots in cases:
