@@ -5,9 +5,11 @@ Each value stands at a position in the unit interval: its place on the scale on 
 are the most evenly spaced. Values spaced by ratios (``8, 16, 32, 64``; ``1e-4, 1e-3, 1e-2``) are
 placed by their logarithm, values spaced by differences (``0, 0.3, 0.6``; ``1, 2, 3``) by their
 value; when both fit alike, the log is taken when the values span an order of magnitude or more.
-Each value owns the stretch of the interval nearer to it than to its neighbours, with half a gap
-beyond each end, so evenly spaced values get equal shares (as :class:`IntParameter` gives its
-integers) and a draw from the interval is a draw on the values' scale.
+Values that neither scale spaces within :data:`MAX_UNEVEN` (``0, 1e-5, 1e-4, 1e-3``, whose 0 has
+no log; ``1, 2, 3, 100``) are placed by their rank: their order alone. Each value owns the
+stretch of the interval nearer to it than to its neighbours, with half a gap beyond each end, so
+evenly spaced values get equal shares (as :class:`IntParameter` gives its integers) and a draw
+from the interval is a draw on the values' scale.
 
 Example:
     >>> depth = OrdinalParameter("depth", (16, 2, 4, 8))
@@ -22,10 +24,11 @@ Example:
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from hpnb.core.errors import SpecError
 from hpnb.core.parameter_kinds import _NO_DUPLICATE, Parameter, _first_duplicate, _path
@@ -34,6 +37,9 @@ from hpnb.core.parameter_kinds import _NO_DUPLICATE, Parameter, _first_duplicate
 EVEN_TOLERANCE = 1e-3
 #: a ratio of largest to smallest value from which equally even scales are read as a log scale.
 LOG_SPAN = 10.0
+#: the most uneven spacing (largest gap over smallest) a scale may have; beyond it, the rank.
+MAX_UNEVEN = 4.0
+Scale = Literal["log", "linear", "rank"]
 
 
 def is_number(value: Any) -> bool:
@@ -43,24 +49,32 @@ def is_number(value: Any) -> bool:
 
 def _unevenness(points: list[float]) -> float:
     """The largest gap between neighbouring ``points`` over the smallest (1: evenly spaced)."""
-    gaps = [b - a for a, b in zip(points, points[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(points)]
     return max(gaps) / min(gaps)
 
 
-def log_scale(values: tuple[float, ...]) -> bool:
-    """Whether sorted, distinct ``values`` are more evenly spaced by their log than by their value.
+def list_scale(values: tuple[float, ...]) -> Scale:
+    """The scale on which sorted, distinct ``values`` are the most evenly spaced (see above).
 
     Example:
-        >>> log_scale((8, 16, 32, 64)), log_scale((0.0, 0.3, 0.6)), log_scale((1, 10))
-        (True, False, True)
+        >>> list_scale((8, 16, 32, 64)), list_scale((0.0, 0.3, 0.6)), list_scale((1, 10))
+        ('log', 'linear', 'log')
+        >>> list_scale((0, 1e-5, 1e-4, 1e-3))
+        'rank'
     """
-    if values[0] <= 0:
-        return False
     linear = _unevenness([float(v) for v in values])
-    logarithmic = _unevenness([math.log(v) for v in values])
+    logarithmic = _unevenness([math.log(v) for v in values]) if values[0] > 0 else math.inf
     if math.isclose(linear, logarithmic, rel_tol=EVEN_TOLERANCE):
-        return values[-1] / values[0] >= LOG_SPAN
-    return logarithmic < linear
+        scale: Scale = "log" if values[-1] / values[0] >= LOG_SPAN else "linear"
+    else:
+        scale = "log" if logarithmic < linear else "linear"
+    return scale if min(linear, logarithmic) <= MAX_UNEVEN else "rank"
+
+
+def _points(values: tuple[float, ...], scale: Scale) -> list[float]:
+    if scale == "rank":
+        return [float(i) for i in range(len(values))]
+    return [math.log(v) if scale == "log" else float(v) for v in values]
 
 
 @dataclass(frozen=True)
@@ -87,19 +101,24 @@ class OrdinalParameter(Parameter):
         if self.default is not None and not self.contains(self.default):
             raise SpecError(_path(self.name, "default"), "is not one of the values", value=self.default,
                             allowed=", ".join(map(str, self.values)))
-        log = log_scale(self.values)
-        points = [math.log(v) if log else float(v) for v in self.values]
+        scale = list_scale(self.values)
+        points = _points(self.values, scale)
         lo = points[0] - (points[1] - points[0]) / 2
         hi = points[-1] + (points[-1] - points[-2]) / 2
         units = tuple((p - lo) / (hi - lo) for p in points)
-        object.__setattr__(self, "_log", log)
+        object.__setattr__(self, "_scale", scale)
         object.__setattr__(self, "_units", units)
-        object.__setattr__(self, "_edges", tuple((a + b) / 2 for a, b in zip(units, units[1:], strict=False)))
+        object.__setattr__(self, "_edges", tuple((a + b) / 2 for a, b in itertools.pairwise(units)))
         object.__setattr__(self, "_even", _unevenness(points) <= 1 + EVEN_TOLERANCE)
 
     @property
+    def scale(self) -> Scale:
+        """``log``, ``linear`` or ``rank``: how the values are placed on the unit interval."""
+        return self._scale  # type: ignore[attr-defined]
+
+    @property
     def is_log(self) -> bool:
-        return bool(self._log)  # type: ignore[attr-defined]
+        return self.scale == "log"
 
     @property
     def evenly_spaced(self) -> bool:
@@ -137,7 +156,8 @@ class OrdinalParameter(Parameter):
         return self.from_unit(0.5) if self.default is None else self.default
 
     def describe(self) -> str:
-        return "ordered [" + ", ".join(map(str, self.values)) + "]" + (" log" if self.is_log else "")
+        return "ordered [" + ", ".join(map(str, self.values)) + "]" + {"log": " log", "linear": "",
+                                                                         "rank": " by rank"}[self.scale]
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "discrete", "list": list(self.values)}

@@ -35,7 +35,8 @@ from hpnb.core.parameter_kinds import CategoricalParameter, FixedParameter, IntP
 from hpnb.core.spec.values import MAX_GRID_CAP
 
 __all__ = ["DEFAULT_GRID_CAP", "DISTRIBUTIONS", "CategoricalParameter", "Distribution", "FixedParameter",
-           "FloatParameter", "IntParameter", "OrdinalParameter", "Parameter", "SearchSpace", "parameter_from_dict"]
+           "FloatParameter", "IntParameter", "OrdinalParameter", "Parameter", "SearchSpace",
+           "parameter_from_dict"]
 
 DEFAULT_GRID_CAP = 100_000
 

@@ -23,7 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hpnb.core.errors import SpecError
-from hpnb.core.space import DEFAULT_GRID_CAP, CategoricalParameter, FixedParameter, IntParameter, SearchSpace
+from hpnb.core.space import (
+    DEFAULT_GRID_CAP,
+    CategoricalParameter,
+    FixedParameter,
+    IntParameter,
+    OrdinalParameter,
+    SearchSpace,
+)
 
 #: trials the Gaussian process runs before a longer search switches to TPE.
 GP_TRIALS = 200
@@ -47,10 +54,12 @@ class Choice:
 
 
 def describe_space(space: SearchSpace) -> str:
-    """The free parameters by kind: ``2 continuous, 1 integer, 3 categorical parameters``."""
-    kinds = {"continuous": 0, "integer": 0, "categorical": 0}
+    """The free parameters by kind: ``2 continuous, 1 integer, 4 ordered, 3 categorical parameters``
+    (``ordered``: lists of numbers)."""
+    kinds = {"continuous": 0, "integer": 0, "ordered": 0, "categorical": 0}
     for p in space.free:
         kind = ("categorical" if isinstance(p, CategoricalParameter)
+                else "ordered" if isinstance(p, OrdinalParameter)
                 else "integer" if isinstance(p, IntParameter) else "continuous")
         kinds[kind] += 1
     parts = [f"{n} {kind}" for kind, n in kinds.items() if n]

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, OrdinalParameter
+from hpnb.core.space import (
+    CategoricalParameter,
+    FixedParameter,
+    FloatParameter,
+    IntParameter,
+    OrdinalParameter,
+)
 from hpnb.core.spec import DEFAULT_TRIALS, ExperimentSpec, parse_spec
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -239,3 +245,22 @@ def test_spec_is_immutable() -> None:
     spec = parse_spec("metric: loss\n")
     with pytest.raises(AttributeError):
         spec.trials = 3  # type: ignore[misc]
+
+
+def test_a_search_stored_before_lists_were_ordered_reads_back_as_it_started() -> None:
+    """A stored spec writes each list with its type: a list of numbers read as categorical then
+    stays categorical (and a list of one value a categorical of one) when the search resumes."""
+    stored = {"metric": "loss", "parameters": {"batch": {"type": "categorical", "list": [64, 32, 128]},
+                                               "one": {"type": "categorical", "list": [3]}}}
+    space = parse_spec(stored).space
+    assert space["batch"] == CategoricalParameter("batch", (64, 32, 128))
+    assert space["one"] == CategoricalParameter("one", (3,))
+
+
+def test_a_new_search_stores_its_ordered_lists_as_ordered() -> None:
+    spec = parse_spec("metric: loss\nparameters:\n  batch: [64, 32, 128]\n"
+                      "  seed: {values: [1, 7], ordered: false}\n")
+    again = parse_spec(spec.to_dict())
+    assert again.space == spec.space
+    assert again.space["batch"] == OrdinalParameter("batch", (32, 64, 128))
+    assert again.space["seed"] == CategoricalParameter("seed", (1, 7))
