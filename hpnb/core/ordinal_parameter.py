@@ -107,6 +107,7 @@ class OrdinalParameter(Parameter):
         hi = points[-1] + (points[-1] - points[-2]) / 2
         units = tuple((p - lo) / (hi - lo) for p in points)
         object.__setattr__(self, "_scale", scale)
+        object.__setattr__(self, "_places", {value: i for i, value in enumerate(self.values)})
         object.__setattr__(self, "_units", units)
         object.__setattr__(self, "_edges", tuple((a + b) / 2 for a, b in itertools.pairwise(units)))
         object.__setattr__(self, "_even", _unevenness(points) <= 1 + EVEN_TOLERANCE)
@@ -135,10 +136,13 @@ class OrdinalParameter(Parameter):
 
     def index(self, value: Any) -> int:
         """The place of ``value`` among the sorted values; ValueError when it is not one."""
-        for i, known in enumerate(self.values):
-            if is_number(value) and known == value:
-                return i
-        raise ValueError(f"{value!r} is not a value of {self.name}")
+        try:  # 2 and 2.0 hash alike; a boolean is not a number here
+            place = None if isinstance(value, bool) else self._places.get(value)  # type: ignore[attr-defined]
+        except TypeError:  # unhashable
+            place = None
+        if place is None:
+            raise ValueError(f"{value!r} is not a value of {self.name}")
+        return int(place)
 
     def from_unit(self, u: float) -> Any:
         return self.values[bisect.bisect_left(self._edges, min(max(u, 0.0), 1.0))]  # type: ignore[attr-defined]
@@ -147,7 +151,11 @@ class OrdinalParameter(Parameter):
         return float(self._units[self.index(value)])  # type: ignore[attr-defined]
 
     def contains(self, value: Any) -> bool:
-        return is_number(value) and any(known == value for known in self.values)
+        try:
+            self.index(value)
+        except ValueError:
+            return False
+        return True
 
     def grid_values(self) -> tuple[Any, ...]:
         return self.values
