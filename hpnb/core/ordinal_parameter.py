@@ -98,6 +98,7 @@ class OrdinalParameter(Parameter):
         if duplicate is not _NO_DUPLICATE:
             raise SpecError(where, "has a duplicate value", value=duplicate, allowed="each value once")
         object.__setattr__(self, "values", tuple(sorted(self.values)))
+        object.__setattr__(self, "_places", {value: i for i, value in enumerate(self.values)})
         if self.default is not None and not self.contains(self.default):
             raise SpecError(_path(self.name, "default"), "is not one of the values", value=self.default,
                             allowed=", ".join(map(str, self.values)))
@@ -107,7 +108,6 @@ class OrdinalParameter(Parameter):
         hi = points[-1] + (points[-1] - points[-2]) / 2
         units = tuple((p - lo) / (hi - lo) for p in points)
         object.__setattr__(self, "_scale", scale)
-        object.__setattr__(self, "_places", {value: i for i, value in enumerate(self.values)})
         object.__setattr__(self, "_units", units)
         object.__setattr__(self, "_edges", tuple((a + b) / 2 for a, b in itertools.pairwise(units)))
         object.__setattr__(self, "_even", _unevenness(points) <= 1 + EVEN_TOLERANCE)

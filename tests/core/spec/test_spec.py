@@ -103,6 +103,7 @@ def test_katib_int_with_logUniform_is_a_log_scaled_int() -> None:
     ("a: {range: [0.5, 2.5]}", FloatParameter("a", low=0.5, high=2.5)),
     ("a: [1, 2, 4]", OrdinalParameter("a", (1, 2, 4))),
     ("a: [4, 0.5, 2]", OrdinalParameter("a", (0.5, 2, 4))),
+    ("a: {values: [4, 0.5, 2], default: 2}", OrdinalParameter("a", (0.5, 2, 4), default=2)),
     ("a: {values: [1, 7, 42], ordered: false}", CategoricalParameter("a", (1, 7, 42))),
     ("a: {type: categorical, list: [1, 2]}", CategoricalParameter("a", (1, 2))),
     ("a: [1, x]", CategoricalParameter("a", (1, "x"))),

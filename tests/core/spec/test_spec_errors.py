@@ -73,6 +73,8 @@ CASES: list[tuple[str, str, str, str | None, str | None, int | None]] = [
      "parameters.opt.ordered", "True", "numbers", 3),
     ("unordered-strings", "metric: loss\nparameters:\n  opt:\n    values: [sgd, adam]\n    ordered: false\n",
      "parameters.opt.ordered", "False", "a list of labels is categorical", 5),
+    ("ordered-default-not-a-value", "metric: loss\nparameters:\n  d: {values: [1, 2], default: 3}\n",
+     "parameters.d.default", "3", "1, 2", 3),
     ("ordered-not-a-bool", "metric: loss\nparameters:\n  d: {values: [1, 2], ordered: maybe}\n",
      "parameters.d.ordered", "'maybe'", None, 3),
     ("duplicate-katib-name", KATIB_DUPLICATE, "parameters.lr", "'lr'", "each name once", 6),
