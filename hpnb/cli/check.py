@@ -20,7 +20,8 @@ from typing import Any, TextIO
 from hpnb.core.errors import HpnbError
 from hpnb.core.frozen import thaw
 from hpnb.core.objectives import goal
-from hpnb.core.space import DEFAULT_GRID_CAP, SearchSpace
+from hpnb.core.ordinal_parameter import is_number
+from hpnb.core.space import DEFAULT_GRID_CAP, CategoricalParameter, Parameter, SearchSpace
 from hpnb.core.spec import ExperimentSpec, describe_duration, parse_spec
 from hpnb.core.spec.file import read_spec_file
 from hpnb.core.warm_start import describe_warm_start
@@ -73,6 +74,14 @@ def _grid_size(space: SearchSpace) -> int | None:
         return None
 
 
+def _mixes_numbers_and_labels(parameter: Parameter) -> bool:
+    """Whether ``parameter`` is a list holding numbers and other values (read as categorical)."""
+    if not isinstance(parameter, CategoricalParameter):
+        return False
+    numbers = [is_number(value) for value in parameter.choices]
+    return any(numbers) and not all(numbers)
+
+
 def _duration(seconds: float | None) -> str:
     return "no limit" if seconds is None else describe_duration(seconds)
 
@@ -99,6 +108,9 @@ def print_plan(spec: ExperimentSpec, out: TextIO) -> None:
         condition = spec.space.condition(parameter.name)
         when = "" if condition is None else f"  ({condition.describe()})"
         out.write(f"  {parameter.name:<{width}}  {parameter.describe()}{when}\n")
+        if _mixes_numbers_and_labels(parameter):
+            out.write(f"  {'':<{width}}  (numbers and labels mixed: categorical, without an order; "
+                      "a list of numbers only is ordered)\n")
     if spec.constraints:
         out.write(f"constraints:    {_constraints(spec)}\n")
     out.write(f"early stopping: {spec.early_stopping.describe()}\n")

@@ -32,12 +32,11 @@ import bisect
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hpnb.core.errors import SpecError, closest
-
-if TYPE_CHECKING:
-    from hpnb.core.space import Parameter
+from hpnb.core.float_parameter import FloatParameter
+from hpnb.core.parameter_kinds import Parameter
 
 _SCALARS = (str, int, float, bool, type(None))
 _FEWER = "fewer values per parameter, larger steps, or a sampling strategy"
@@ -126,8 +125,6 @@ def _can_take(p: Parameter, value: Any, keys: set[tuple[bool, Any]] | None) -> b
 def check_conditions(parameters: Sequence[Parameter], conditions: Sequence[Condition]) -> None:
     """Refuse a condition on an unknown, continuous or own parameter, a value the parameter
     cannot take, two conditions on one parameter, and cycles."""
-    from hpnb.core.space import FloatParameter
-
     by_name = {p.name: p for p in parameters}
     seen: set[str] = set()
     for condition in conditions:

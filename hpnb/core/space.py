@@ -30,11 +30,13 @@ import numpy as np
 from hpnb.core.conditions import Branches, Condition, active_values, check_conditions, evaluation_order
 from hpnb.core.errors import SpecError
 from hpnb.core.float_parameter import DISTRIBUTIONS, Distribution, FloatParameter
+from hpnb.core.ordinal_parameter import OrdinalParameter
 from hpnb.core.parameter_kinds import CategoricalParameter, FixedParameter, IntParameter, Parameter, _path
 from hpnb.core.spec.values import MAX_GRID_CAP
 
 __all__ = ["DEFAULT_GRID_CAP", "DISTRIBUTIONS", "CategoricalParameter", "Distribution", "FixedParameter",
-           "FloatParameter", "IntParameter", "Parameter", "SearchSpace", "parameter_from_dict"]
+           "FloatParameter", "IntParameter", "OrdinalParameter", "Parameter", "SearchSpace",
+           "parameter_from_dict"]
 
 DEFAULT_GRID_CAP = 100_000
 
@@ -51,6 +53,8 @@ def parameter_from_dict(name: str, data: Mapping[str, Any]) -> Parameter:
         return FixedParameter(name, data["value"])
     if kind == "categorical":
         return CategoricalParameter(name, tuple(data["list"]), default=data.get("default"))
+    if kind == "discrete":
+        return OrdinalParameter(name, tuple(data["list"]), default=data.get("default"))
     if kind == "int":
         return IntParameter(name, int(data["min"]), int(data["max"]), step=int(data.get("step", 1)),
                             log=bool(data.get("log", False)), default=data.get("default"))

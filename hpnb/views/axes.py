@@ -3,7 +3,8 @@
 Log-distributed parameters are drawn as ``log10`` of their values with tick
 labels at powers of ten; categorical parameters as the index of their choice
 with the choices as tick labels (then any value seen that the spec does not list);
-integer parameters with ticks on integers only.
+integer parameters with ticks on integers only; an ordered list of numbers on its scale
+(log, linear or by rank, as its parameter places it) with its values as the ticks.
 A trial without a parameter (inactive under a ``when:``) is drawn on a slot below
 its axis. Pure data: no plotly here.
 
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
+from hpnb.core.space import CategoricalParameter, IntParameter, OrdinalParameter, Parameter, SearchSpace
 from hpnb.core.store.records import TrialRecord
 
 
@@ -95,8 +96,31 @@ def _bounds(param: Parameter) -> tuple[float | None, float | None]:
     return getattr(param, "low", None), getattr(param, "high", None)
 
 
+def _ordinal_axis(param: OrdinalParameter, values: Sequence[Any], max_ticks: int = 10) -> Axis:
+    """An ordered list on its scale, its values the ticks (every k-th when there are many).
+
+    Example:
+        >>> axis = _ordinal_axis(OrdinalParameter("batch", (32, 64, 128)), [64, 32])
+        >>> axis.label, [round(v, 3) for v in axis.values], axis.ticktext
+        ('batch (log)', [1.806, 1.505], ['32', '64', '128'])
+    """
+    def scale(value: Any) -> float:
+        if param.scale == "rank":  # nothing but the order: the value's place
+            return float(param.index(value)) if param.contains(value) else math.nan
+        return _log10(value) if param.is_log else _number(value)
+
+    every = math.ceil(len(param.values) / max_ticks)
+    shown = param.values[::every]
+    ticks = [scale(v) for v in shown]
+    span = (scale(param.low), scale(param.high))
+    label = f"{param.name} (log)" if param.is_log else param.name
+    return Axis(label, [scale(v) for v in values], ticks, [str(v) for v in shown], span)
+
+
 def parameter_axis(param: Parameter, values: Sequence[Any]) -> Axis:
     """The axis of ``param`` for these trial values (in trial order)."""
+    if isinstance(param, OrdinalParameter):
+        return _ordinal_axis(param, values)
     if isinstance(param, CategoricalParameter):
         # the spec's choices in order, then any other value seen (a spec changed since the trial)
         labels = list(dict.fromkeys([*map(str, param.choices), *(str(v) for v in values if v is not None)]))

@@ -27,6 +27,22 @@ def test_valid_spec_prints_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
     assert "limits cpu=2 memory=4Gi" in out
 
 
+def test_lists_show_whether_they_are_ordered_and_a_mixed_one_is_said_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "lists.yaml"
+    spec.write_text("metric: loss\nparameters:\n  lr: [0.1, 0.001, 0.01]\n  act: [relu, tanh]\n"
+                    "  mixed: [1, auto, 3]\n  seed: {values: [1, 7], ordered: false}\n  batch: [64]\n")
+    assert main(["check", str(spec)]) == 0
+    out = capsys.readouterr().out
+    assert "lr     ordered [0.001, 0.01, 0.1] log" in out
+    assert "act    categorical [relu, tanh]" in out
+    assert "seed   categorical [1, 7]" in out
+    assert "batch  fixed 64" in out
+    assert out.count("numbers and labels mixed") == 1
+    said = out.index("numbers and labels mixed")
+    assert out.index("mixed  categorical [1, auto, 3]") < said < out.index("seed   ")
+
+
 def test_grid_size_is_printed_for_a_finite_space(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "grid.yaml"
     spec.write_text("metric: acc\nmode: max\nstrategy: grid\nparameters:\n"

@@ -16,6 +16,7 @@ from hpnb.core.space import (
     FixedParameter,
     FloatParameter,
     IntParameter,
+    OrdinalParameter,
     Parameter,
     SearchSpace,
     parameter_from_dict,
@@ -74,8 +75,13 @@ categorical_parameters = st.lists(
     st.one_of(st.text(max_size=5), st.integers(-5, 5)), min_size=1, max_size=6, unique=True,
 ).map(lambda values: CategoricalParameter("c", tuple(values)))
 fixed_parameters = st.one_of(st.integers(), st.text(max_size=5)).map(lambda v: FixedParameter("f", v))
+ordinal_parameters = st.lists(
+    st.one_of(st.integers(-1000, 1000), st.floats(-1e3, 1e3).map(lambda v: round(v, 4)),
+              st.floats(1e-8, 1e4)),
+    min_size=2, max_size=12, unique_by=float,
+).map(lambda values: OrdinalParameter("o", tuple(values)))
 any_parameter = st.one_of(uniform_parameters(), log_uniform_parameters(), normal_parameters(),
-                          int_parameters(), categorical_parameters, fixed_parameters)
+                          int_parameters(), categorical_parameters, fixed_parameters, ordinal_parameters)
 
 
 def _short_grid(p: FloatParameter) -> bool:
@@ -84,7 +90,8 @@ def _short_grid(p: FloatParameter) -> bool:
 
 
 finite_parameter: st.SearchStrategy[Parameter] = st.one_of(
-    int_parameters(), categorical_parameters, fixed_parameters, uniform_parameters().filter(_short_grid))
+    int_parameters(), categorical_parameters, fixed_parameters, uniform_parameters().filter(_short_grid),
+    ordinal_parameters)
 
 
 def _renamed(parameters: list[Parameter]) -> SearchSpace:
@@ -147,6 +154,26 @@ def test_unit_round_trip_is_exact_on_grid_values(parameter: Parameter, data: st.
 
 
 @SETTINGS
+@given(ordinal_parameters, st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_an_ordered_list_keeps_its_order_on_the_unit_interval(parameter: OrdinalParameter, u: float,
+                                                                v: float) -> None:
+    positions = [parameter.to_unit(value) for value in parameter.values]
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+    assert positions[0] > 0.0 and positions[-1] < 1.0
+    low, high = sorted((u, v))
+    assert parameter.from_unit(low) <= parameter.from_unit(high)
+
+
+@given(ordinal_parameters)
+def test_an_ordered_list_draws_each_value_by_its_stretch_of_the_interval(parameter: OrdinalParameter) -> None:
+    """Evenly spaced values (on their scale) are equally likely, as an integer's are."""
+    draws = [parameter.from_unit((k + 0.5) / 2000) for k in range(2000)]
+    shares = [draws.count(value) / 2000 for value in parameter.values]
+    assert all(share > 0 for share in shares)
+    if parameter.evenly_spaced:
+        assert max(shares) - min(shares) <= 2 / 2000 + 1e-9
+
+
 @given(st.one_of(uniform_parameters(), log_uniform_parameters(), normal_parameters()), st.floats(0.0, 1.0))
 def test_unit_round_trip_of_floats(parameter: FloatParameter, u: float) -> None:
     value = parameter.from_unit(u)

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, SearchSpace
+from hpnb.core.space import (
+    CategoricalParameter,
+    FixedParameter,
+    FloatParameter,
+    IntParameter,
+    OrdinalParameter,
+    SearchSpace,
+)
 from hpnb.core.store import ResultRow, Store
 from hpnb.core.summary import ExperimentState
 from hpnb.core.trial import TrialState
@@ -211,6 +218,15 @@ def test_a_category_the_spec_does_not_list_gets_a_tick_after_its_choices() -> No
 
     assert axis.ticktext == ["sgd", "adam", "rms"]
     assert axis.values[:2] == [1.0, 2.0] and math.isnan(axis.values[2]) and axis.values[3] == 0.0
+
+
+def test_an_ordered_list_is_drawn_in_its_order_with_its_values_as_ticks() -> None:
+    lr = parameter_axis(OrdinalParameter("lr", (0.1, 0.001, 0.01)), [0.01, None, 0.1])
+    assert lr.label == "lr (log)" and lr.ticktext == ["0.001", "0.01", "0.1"]
+    assert lr.tickvals == pytest.approx([-3.0, -2.0, -1.0]) and lr.range == pytest.approx((-3.0, -1.0))
+    assert lr.values[0] == pytest.approx(-2.0) and math.isnan(lr.values[1])
+    wd = parameter_axis(OrdinalParameter("wd", (0, 1e-5, 1e-3)), [1e-3, 0])
+    assert (wd.values, wd.tickvals, wd.ticktext) == ([2.0, 0.0], [0.0, 1.0, 2.0], ["0", "1e-05", "0.001"])
 
 
 def test_lineage_links_a_member_to_the_trial_it_was_copied_from(store: Store) -> None:

@@ -41,7 +41,7 @@ import numpy as np
 from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import scored_trials
 from hpnb.core.errors import HpnbError, closest
-from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
+from hpnb.core.space import CategoricalParameter, IntParameter, OrdinalParameter, Parameter, SearchSpace
 from hpnb.core.store.records import TrialRecord
 
 AxisKind = Literal["float", "int", "categorical"]
@@ -73,6 +73,11 @@ def axis_of(parameter: Parameter) -> Axis:
     """The axis of a free parameter."""
     if isinstance(parameter, CategoricalParameter):
         return Axis(parameter.name, "categorical", False, tuple(parameter.choices))
+    if isinstance(parameter, OrdinalParameter) and parameter.scale == "rank":  # its order alone
+        return Axis(parameter.name, "categorical", False, parameter.values)
+    if isinstance(parameter, OrdinalParameter):  # numbers in their order, on their scale
+        integral = all(isinstance(v, int) for v in parameter.values)
+        return Axis(parameter.name, "int" if integral else "float", parameter.is_log)
     kind: AxisKind = "int" if isinstance(parameter, IntParameter) else "float"
     return Axis(parameter.name, kind, parameter.is_log)
 
@@ -186,7 +191,8 @@ def _position(parameter: Parameter, params: Mapping[str, Any]) -> float | None:
         return None
     value = params[parameter.name]
     try:
-        if isinstance(parameter, CategoricalParameter):
+        if isinstance(parameter, CategoricalParameter) or (
+                isinstance(parameter, OrdinalParameter) and parameter.scale == "rank"):
             return float(parameter.index(value))
         number = float(value)
     except (ValueError, TypeError):
@@ -198,6 +204,9 @@ def _position(parameter: Parameter, params: Mapping[str, Any]) -> float | None:
 def _grid(parameter: Parameter, values: Sequence[float], resolution: int) -> np.ndarray:
     if isinstance(parameter, CategoricalParameter):
         return np.arange(len(parameter.choices), dtype=float)
+    if isinstance(parameter, OrdinalParameter):  # its own values (or places): nothing runs between them
+        return np.arange(len(parameter.values), dtype=float) if parameter.scale == "rank" \
+            else np.array(parameter.values, dtype=float)
     low, high = min(values), max(values)
     if high <= low:
         return np.array([low])

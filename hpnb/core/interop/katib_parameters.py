@@ -30,7 +30,14 @@ from hpnb.core.interop.katib_format import (
     number_text,
     value_text,
 )
-from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter, Parameter
+from hpnb.core.space import (
+    CategoricalParameter,
+    FixedParameter,
+    FloatParameter,
+    IntParameter,
+    OrdinalParameter,
+    Parameter,
+)
 from hpnb.core.spec.parameters import parse_parameter
 from hpnb.core.spec.values import as_mapping, as_number, as_text, check_keys, choose
 
@@ -129,7 +136,11 @@ def compact_parameter(parameter: Parameter) -> Any:
     """
     if isinstance(parameter, FixedParameter):
         return {"value": parameter.value} if isinstance(parameter.value, str) else parameter.value
+    if isinstance(parameter, OrdinalParameter) and parameter.default is None:
+        return list(parameter.values)
     if isinstance(parameter, CategoricalParameter) and parameter.default is None:
+        if all(_is_number(value) for value in parameter.choices):
+            return {"values": list(parameter.choices), "ordered": False}
         return list(parameter.choices)
     out = parameter.to_dict()
     if out.get("distribution") == "uniform":
@@ -154,6 +165,8 @@ def parameter_to_katib(parameter: Parameter, notes: list[Note]) -> dict[str, Any
             space["step"] = number_text(parameter.step)
         if parameter.log:
             space["distribution"] = "logUniform"
+    elif isinstance(parameter, OrdinalParameter):
+        kind, space = "discrete", {"list": [number_text(value) for value in parameter.values]}
     elif isinstance(parameter, CategoricalParameter):
         kind, space = _listed_space(parameter.choices, path, notes)
     else:
@@ -168,6 +181,8 @@ def _is_number(value: Any) -> bool:
 
 def _listed_space(choices: tuple[Any, ...], path: str, notes: list[Note]) -> tuple[str, dict[str, Any]]:
     if all(_is_number(value) for value in choices):
+        notes.append(Note(path, "numbers that are labels (ordered: false) are written as Katib's "
+                                "discrete list, which hpnb reads back as ordered"))
         return "discrete", {"list": [number_text(value) for value in choices]}
     if not all(isinstance(value, str) for value in choices):
         notes.append(Note(path, "Katib's categorical values are strings: the values that are not "

@@ -1,6 +1,7 @@
 """The ``parameters:`` section of a spec in all its accepted forms.
 
 * compact mapping: ``batch: 64`` (fixed), ``optimizer: [sgd, adam]`` (categorical),
+  ``depth: [2, 4, 8]`` (ordered: a list of numbers), ``seed: {values: [1, 7, 42], ordered: false}``,
   ``lr: {distribution: logUniform, min: 1e-5, max: 0.1}``, ``layers: {type: int, min: 1, max: 4}``;
 * Legion strings: ``alpha: "1.0"`` (fixed 1.0), ``alpha: "[0.1, 10]"`` (a continuous uniform range),
   ``alpha: {range: "[0.1, 10]", step: "0.1"}``;
@@ -22,14 +23,16 @@ import re
 from collections.abc import Mapping, Sized
 from typing import Any
 
-from hpnb.core.conditions import Condition, parse_when
+from hpnb.core.conditions import Condition, parse_when, same_value
 from hpnb.core.errors import SpecError
+from hpnb.core.ordinal_parameter import is_number
 from hpnb.core.space import (
     DISTRIBUTIONS,
     CategoricalParameter,
     FixedParameter,
     FloatParameter,
     IntParameter,
+    OrdinalParameter,
     Parameter,
     SearchSpace,
 )
@@ -54,8 +57,8 @@ TYPES: dict[str, str] = {"double": "double", "float": "double", "int": "int", "i
 _COMMON_KEYS = ("type", "parameterType", "feasibleSpace")
 TYPE_KEYS: dict[str, tuple[str, ...]] = {
     "fixed": ("value",),
-    "categorical": ("values", "list", "default"),
-    "discrete": ("values", "list", "default"),
+    "categorical": ("values", "list", "ordered", "default"),
+    "discrete": ("values", "list", "ordered", "default"),
     "int": ("min", "max", "range", "step", "log", "distribution", "default"),
     "double": ("min", "max", "range", "step", "log", "distribution", "mu", "sigma", "mean", "std", "default"),
 }
@@ -148,7 +151,7 @@ def parse_parameter(name: str, value: Any, path: str) -> Parameter:
     if isinstance(value, Mapping):
         return _from_mapping(name, _flatten(as_mapping(value, path), path), path)
     if isinstance(value, list):
-        return _categorical(name, value, path, discrete=False, default=None)
+        return _listed(name, value, path, kind=None, ordered=None, default=None)
     if isinstance(value, str):
         number = number_from_text(value)
         if number is not None:
@@ -240,8 +243,9 @@ def _from_mapping(name: str, flat: dict[str, Any], path: str) -> Parameter:
         if "values" not in flat:
             raise SpecError(f"{path}.list", f"a {kind} parameter needs a list of values",
                             allowed="list: [a, b, ...] (or values:)")
-        return _categorical(name, flat["values"], f"{path}.list", discrete=kind == "discrete",
-                            default=flat.get("default"))
+        written = next((flat[key] for key in ("type", "parameterType") if key in flat), None)
+        return _listed(name, flat["values"], f"{path}.list", kind=None if written is None else kind,
+                       ordered=flat.get("ordered"), default=flat.get("default"))
     if kind == "int":
         return _int(name, flat, path)
     return _double(name, flat, path)
@@ -254,18 +258,34 @@ def _scalar(value: Any, path: str) -> Any:
     return value
 
 
-def _categorical(name: str, values: Any, path: str, *, discrete: bool, default: Any) -> Parameter:
+def _listed(name: str, values: Any, path: str, *, kind: str | None, ordered: Any, default: Any) -> Parameter:
+    """A list of values: ordered when they are all numbers (unless ``ordered: false`` or a written
+    ``type: categorical`` says otherwise), categorical when not, fixed when there is one value
+    (unless ``type: categorical`` is written, as a stored search's spec writes it)."""
     if not isinstance(values, list):
         raise SpecError(path, "must be a list", value=values, allowed="a list such as [a, b, c]")
     if not values:
-        raise SpecError(path, "a categorical parameter needs at least one value", value=values,
+        raise SpecError(path, "a list of values needs at least one value", value=values,
                         allowed="a list with one or more values")
     choices = [_scalar(v, f"{path}.{i}") for i, v in enumerate(values)]
-    if discrete:
+    parent = path.rsplit(".", 1)[0]
+    if kind == "discrete":
         choices = [as_number(v, f"{path}.{i}", allowed="a number (discrete values are numbers)")
                    for i, v in enumerate(choices)]
         if default is not None:
-            default = as_number(default, path.rsplit(".", 1)[0] + ".default")
+            default = as_number(default, f"{parent}.default")
+    numeric = all(is_number(v) for v in choices)
+    order = None if ordered is None else as_bool(ordered, f"{parent}.ordered")
+    if order is not None and not numeric and (order or all(isinstance(v, str) for v in choices)):
+        raise SpecError(f"{parent}.ordered", "only a list of numbers has an order", value=order,
+                        allowed="numbers, or leave ordered out (a list of labels is categorical)")
+    if len(choices) == 1 and kind != "categorical":
+        if default is not None and not same_value(default, choices[0]):
+            raise SpecError(f"{parent}.default", "is not one of the values", value=default,
+                            allowed=str(choices[0]))
+        return FixedParameter(name, choices[0])
+    if (numeric and kind != "categorical") if order is None else order:
+        return OrdinalParameter(name, tuple(choices), default=default)
     return CategoricalParameter(name, tuple(choices), default=default)
 
 

@@ -6,6 +6,9 @@
   :data:`MAX_AUTO_GRID` points): ``grid``.
 - A conditional space (``when:``): ``tpe``, which models each parameter on the trials where it
   was active.
+- Every free parameter categorical (labels, no numbers in an order): ``tpe``. A Hamming kernel
+  tells the Gaussian process only "same value or not", which TPE's per-parameter counts learn as
+  well at less cost; an ordered list of numbers is not a category (:mod:`hpnb.core.ordinal_parameter`).
 - More than :data:`MAX_GP_DIMENSION` parameters, or more than :data:`MAX_GP_CHOICES` categorical
   values in all: ``tpe``.
 - Otherwise ``gp``: best for small budgets; beyond :data:`GP_TRIALS` trials the search switches
@@ -23,7 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hpnb.core.errors import SpecError
-from hpnb.core.space import DEFAULT_GRID_CAP, CategoricalParameter, FixedParameter, IntParameter, SearchSpace
+from hpnb.core.space import (
+    DEFAULT_GRID_CAP,
+    CategoricalParameter,
+    FixedParameter,
+    IntParameter,
+    OrdinalParameter,
+    SearchSpace,
+)
 
 #: trials the Gaussian process runs before a longer search switches to TPE.
 GP_TRIALS = 200
@@ -47,10 +57,12 @@ class Choice:
 
 
 def describe_space(space: SearchSpace) -> str:
-    """The free parameters by kind: ``2 continuous, 1 integer, 3 categorical parameters``."""
-    kinds = {"continuous": 0, "integer": 0, "categorical": 0}
+    """The free parameters by kind: ``2 continuous, 1 integer, 4 ordered, 3 categorical parameters``
+    (``ordered``: lists of numbers)."""
+    kinds = {"continuous": 0, "integer": 0, "ordered": 0, "categorical": 0}
     for p in space.free:
         kind = ("categorical" if isinstance(p, CategoricalParameter)
+                else "ordered" if isinstance(p, OrdinalParameter)
                 else "integer" if isinstance(p, IntParameter) else "continuous")
         kinds[kind] += 1
     parts = [f"{n} {kind}" for kind, n in kinds.items() if n]
@@ -74,6 +86,8 @@ def choose(space: SearchSpace, budget: int | None, objectives: int) -> Choice:
         return Choice("grid", f"grid: {what}, {grid} configurations fit the budget")
     if space.is_conditional:
         return Choice("tpe", f"tpe: {what}")
+    if all(isinstance(p, CategoricalParameter) for p in space.free):
+        return Choice("tpe", f"tpe: {what}: no order for a Gaussian process to learn")
     if space.dimension > MAX_GP_DIMENSION:
         return Choice("tpe", f"tpe: {what}, more than {MAX_GP_DIMENSION} for a Gaussian process")
     choices = sum(len(p.choices) for p in space.free if isinstance(p, CategoricalParameter))

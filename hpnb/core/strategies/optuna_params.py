@@ -18,6 +18,11 @@ normal, logNormal (bounded or not)          the unit axis: ``FloatDistribution(0
                                             ``Parameter.from_unit``
 int (step, or log with step 1)              ``IntDistribution(low, high', step, log)``
 int, log with step > 1                      the unit axis (Optuna forbids log with a step)
+ordered list, evenly spaced on its scale     ``IntDistribution(0, n - 1)`` over the index of
+                                            the value (its order and spacing exactly)
+ordered list, unevenly spaced               the unit axis: each value's position on its
+                                            scale (log or linear), mapped back to the
+                                            nearest value
 categorical                                 ``CategoricalDistribution`` over the positions
                                             of the choices (so any YAML value works)
 fixed                                       not given to Optuna; added to every config
@@ -40,7 +45,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
-from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, Parameter
+from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, OrdinalParameter, Parameter
 
 
 @contextlib.contextmanager
@@ -65,6 +70,8 @@ def optuna_distribution(p: Parameter) -> tuple[Any, bool]:
     unit = FloatDistribution(0.0, 1.0)
     if isinstance(p, CategoricalParameter):
         return CategoricalDistribution(tuple(range(len(p.choices)))), False
+    if isinstance(p, OrdinalParameter):
+        return (IntDistribution(0, len(p.values) - 1), False) if p.evenly_spaced else (unit, True)
     if isinstance(p, IntParameter):
         if p.log and p.step != 1:
             return unit, True
@@ -83,6 +90,6 @@ def encode_value(p: Parameter, value: Any, on_unit: bool) -> Any:
     :func:`optuna_distribution`); raises ValueError for a value ``p`` cannot take."""
     if on_unit:
         return p.to_unit(value)
-    if isinstance(p, CategoricalParameter):
+    if isinstance(p, (CategoricalParameter, OrdinalParameter)):
         return p.index(value)
     return int(value) if isinstance(p, IntParameter) else float(value)

@@ -72,7 +72,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from hpnb.core.space import CategoricalParameter, IntParameter, Parameter, SearchSpace
+from hpnb.core.space import CategoricalParameter, IntParameter, OrdinalParameter, Parameter, SearchSpace
 from hpnb.core.strategies._options import check_bool, check_int
 from hpnb.core.strategies.base import Observed, Strategy, TrialHistory
 from hpnb.core.strategies.optuna_params import encode_value, optuna_distribution, quiet_optuna
@@ -183,6 +183,8 @@ class OptunaStrategy(Strategy):
             return p.from_unit(float(value))
         if isinstance(p, CategoricalParameter):
             return p.choices[int(value)]
+        if isinstance(p, OrdinalParameter):
+            return p.values[int(value)]
         if isinstance(p, IntParameter):
             return int(value)
         # a native float: snap away float noise on a step grid
@@ -216,7 +218,7 @@ class OptunaStrategy(Strategy):
             dist = self._distributions[p.name]
             if hasattr(dist, "choices"):
                 raw = trial.suggest_categorical(p.name, dist.choices)
-            elif isinstance(p, IntParameter) and not self._encoding[p.name][1]:
+            elif isinstance(p, (IntParameter, OrdinalParameter)) and not self._encoding[p.name][1]:
                 raw = trial.suggest_int(p.name, dist.low, dist.high, step=dist.step, log=dist.log)
             else:
                 raw = trial.suggest_float(p.name, dist.low, dist.high, step=dist.step, log=dist.log)

@@ -8,8 +8,9 @@
   the parameter moves one step in the factor's direction instead, so small
   integers are not stuck. Unbounded (normal-family) parameters are multiplied too;
   a value of exactly 0 stays 0.
-- categorical parameters move to a neighbouring value in the order of their list:
-  one index up or down with equal chance; at either end, to the only neighbour.
+- categorical and ordered-list parameters move to a neighbouring value (an ordered list's
+  next smaller or larger number, a categorical's neighbour as written): one place up or down
+  with equal chance; at either end, to the only neighbour.
 - fixed parameters stay.
 
 In a conditional space only the active parameters change; when a categorical
@@ -35,21 +36,30 @@ from typing import Any
 
 import numpy as np
 
-from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, Parameter, SearchSpace
+from hpnb.core.space import (
+    CategoricalParameter,
+    FloatParameter,
+    IntParameter,
+    OrdinalParameter,
+    Parameter,
+    SearchSpace,
+)
 
 EXPLORES: tuple[str, ...] = ("perturb", "resample")
 DEFAULT_FACTORS: tuple[float, ...] = (0.8, 1.2)
 
 
-def _neighbour(param: CategoricalParameter, value: Any, rng: np.random.Generator) -> Any:
-    size = len(param.choices)
+def _neighbour(param: CategoricalParameter | OrdinalParameter, value: Any, rng: np.random.Generator) -> Any:
+    """The value before or after ``value`` in the list (an ordered list's order, else as written)."""
+    values = param.values if isinstance(param, OrdinalParameter) else param.choices
+    size = len(values)
     if size == 1:
         return value
     index, direction = param.index(value), int(rng.choice((-1, 1)))
     moved = index + direction
     if not 0 <= moved < size:
         moved = index - direction
-    return param.choices[moved]
+    return values[moved]
 
 
 def _scale_int(param: IntParameter, value: int, factor: float) -> int:
@@ -80,7 +90,7 @@ def perturb_value(param: Parameter, value: Any, rng: np.random.Generator,
     """One parameter's value after a perturbation (see the module docstring)."""
     if param.is_fixed:
         return value
-    if isinstance(param, CategoricalParameter):
+    if isinstance(param, (CategoricalParameter, OrdinalParameter)):
         return _neighbour(param, value, rng)
     factor = float(factors[int(rng.integers(len(factors)))])
     if isinstance(param, IntParameter):

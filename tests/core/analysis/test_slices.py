@@ -13,6 +13,7 @@ from hpnb.core.space import (
     FixedParameter,
     FloatParameter,
     IntParameter,
+    OrdinalParameter,
     SearchSpace,
 )
 from tests.core.analysis.records import sampled, trial
@@ -115,3 +116,20 @@ def test_a_categorical_axis_is_not_interpolated_across_its_categories():
     z = np.array(contour.z)
     assert np.all(z[0] == 1.0) and np.all(z[1] == 9.0)  # each category's row weighs its own trials only
     assert np.all(np.isnan(z[2]))  # no trial with sigmoid: no cell, rather than a blend of the others
+
+
+def test_ordered_lists_are_numbers_in_order_on_their_scale_and_contours_run_between_their_values():
+    space = SearchSpace((OrdinalParameter("batch", (128, 32, 64)),
+                         OrdinalParameter("dropout", (0.6, 0.0, 0.3)),
+                         OrdinalParameter("wd", (0, 1e-5, 1e-4, 1e-3))))
+    points = [(32, 0.0, 0, 3.0), (128, 0.6, 1e-3, 1.0), (64, 0.3, 1e-5, 2.0), (128, 0.0, 1e-4, 1.5)]
+    trials = [trial(i, score, {"batch": b, "dropout": d, "wd": w})
+              for i, (b, d, w, score) in enumerate(points)]
+    batch, dropout, wd = parameter_slices(trials, space)
+    assert (batch.axis, dropout.axis) == (Axis("batch", "int", True), Axis("dropout", "float", False))
+    assert wd.axis == Axis("wd", "categorical", False, (0, 1e-5, 1e-4, 1e-3))  # by rank: its order alone
+    contour = contour_data(trials, space, "batch", "wd", resolution=5)
+    assert contour.x_grid == (32.0, 64.0, 128.0) and contour.y_grid == (0.0, 1.0, 2.0, 3.0)
+    assert contour.y_values == (0.0, 3.0, 1.0, 2.0)
+    z = np.array(contour.z)
+    assert 1.0 < z[1, 1] < 3.0  # an ordered list is interpolated across its values, not kept apart

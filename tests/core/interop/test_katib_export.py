@@ -33,6 +33,8 @@ parameters:
   units: {type: int, min: 8, max: 512, log: true}
   optimizer: [sgd, adam, rmsprop]
   batch: {type: discrete, list: [32, 64, 128]}
+  depth: [16, 2, 4, 8]
+  wd: [0, 1.0e-5, 1.0e-4, 1.0e-3]
   dropout: {distribution: normal, min: 0.1, max: 0.5}
   decay: {distribution: logNormal, min: 1.0e-6, max: 1.0e-2}
   act: relu
@@ -206,6 +208,14 @@ def test_what_katib_cannot_say_is_reported_and_comes_back_as_defaults() -> None:
     assert (again.retries, again.timeout, again.trial_timeout) == (2, None, None)
     assert again.resources == parse_spec("metric: x").resources
     assert [p.grid_values() for p in again.space][2] == ("true", "false")
+
+
+def test_numbers_that_are_labels_are_written_as_a_discrete_list_with_a_note() -> None:
+    spec = parse_spec("metric: loss\nparameters:\n  seed: {values: [42, 1, 7], ordered: false}\n")
+    result = export_katib(spec)
+    assert [note.field for note in result.notes if "ordered: false" in note.text] == ["parameters.seed"]
+    again = import_katib(result.to_yaml()).spec
+    assert again.space["seed"].describe() == "ordered [1, 7, 42] log"
 
 
 def test_hyperband_needs_a_resource_parameter_and_enough_parallel_trials() -> None:

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from hpnb.core.space import CategoricalParameter, FixedParameter, FloatParameter, IntParameter
+from hpnb.core.space import (
+    CategoricalParameter,
+    FixedParameter,
+    FloatParameter,
+    IntParameter,
+    OrdinalParameter,
+)
 from hpnb.core.spec import DEFAULT_TRIALS, ExperimentSpec, parse_spec
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -55,7 +61,7 @@ def test_katib_parameters_list_pasted_as_is() -> None:
     assert spec.space["lr"] == FloatParameter("lr", "logUniform", low=0.01, high=0.05)
     assert spec.space["num-layers"] == IntParameter("num-layers", 2, 5)
     assert spec.space["optimizer"] == CategoricalParameter("optimizer", ("sgd", "adam", "ftrl"))
-    assert spec.space["batch-size"] == CategoricalParameter("batch-size", (32, 64, 128))
+    assert spec.space["batch-size"] == OrdinalParameter("batch-size", (32, 64, 128))
 
 
 def test_katib_normal_from_bounds_uses_katib_convention() -> None:
@@ -95,10 +101,18 @@ def test_katib_int_with_logUniform_is_a_log_scaled_int() -> None:
     ('a: {range: "[0.1, 10]", step: "0.1"}', FloatParameter("a", low=0.1, high=10.0, step=0.1)),
     ('a: {range: "[1, 10]", step: 3}', IntParameter("a", 1, 10, step=3)),
     ("a: {range: [0.5, 2.5]}", FloatParameter("a", low=0.5, high=2.5)),
-    ("a: [1, 2, 4]", CategoricalParameter("a", (1, 2, 4))),
+    ("a: [1, 2, 4]", OrdinalParameter("a", (1, 2, 4))),
+    ("a: [4, 0.5, 2]", OrdinalParameter("a", (0.5, 2, 4))),
+    ("a: {values: [4, 0.5, 2], default: 2}", OrdinalParameter("a", (0.5, 2, 4), default=2)),
+    ("a: {values: [1, 7, 42], ordered: false}", CategoricalParameter("a", (1, 7, 42))),
+    ("a: {type: categorical, list: [1, 2]}", CategoricalParameter("a", (1, 2))),
+    ("a: [1, x]", CategoricalParameter("a", (1, "x"))),
+    ("a: [3]", FixedParameter("a", 3)),
+    ("a: {values: [x], default: x}", FixedParameter("a", "x")),
     ("a: {values: [x, y], default: y}", CategoricalParameter("a", ("x", "y"), default="y")),
     ("a: {list: [x, y]}", CategoricalParameter("a", ("x", "y"))),
-    ("a: {type: discrete, list: ['1', '2.5']}", CategoricalParameter("a", (1, 2.5))),
+    ("a: {type: discrete, list: ['1', '2.5']}", OrdinalParameter("a", (1, 2.5))),
+    ("a: {type: discrete, list: ['1', '2.5'], ordered: false}", CategoricalParameter("a", (1, 2.5))),
     ("a: {type: fixed, value: 7}", FixedParameter("a", 7)),
     ("a: {value: sgd}", FixedParameter("a", "sgd")),
     ("a: {min: 1, max: 4}", IntParameter("a", 1, 4)),
@@ -232,3 +246,22 @@ def test_spec_is_immutable() -> None:
     spec = parse_spec("metric: loss\n")
     with pytest.raises(AttributeError):
         spec.trials = 3  # type: ignore[misc]
+
+
+def test_a_search_stored_before_lists_were_ordered_reads_back_as_it_started() -> None:
+    """A stored spec writes each list with its type: a list of numbers read as categorical then
+    stays categorical (and a list of one value a categorical of one) when the search resumes."""
+    stored = {"metric": "loss", "parameters": {"batch": {"type": "categorical", "list": [64, 32, 128]},
+                                               "one": {"type": "categorical", "list": [3]}}}
+    space = parse_spec(stored).space
+    assert space["batch"] == CategoricalParameter("batch", (64, 32, 128))
+    assert space["one"] == CategoricalParameter("one", (3,))
+
+
+def test_a_new_search_stores_its_ordered_lists_as_ordered() -> None:
+    spec = parse_spec("metric: loss\nparameters:\n  batch: [64, 32, 128]\n"
+                      "  seed: {values: [1, 7], ordered: false}\n")
+    again = parse_spec(spec.to_dict())
+    assert again.space == spec.space
+    assert again.space["batch"] == OrdinalParameter("batch", (32, 64, 128))
+    assert again.space["seed"] == CategoricalParameter("seed", (1, 7))

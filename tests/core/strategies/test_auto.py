@@ -23,6 +23,10 @@ class TestAutoSuite(StrategySuite):
     strategy_options: ClassVar[dict[str, Any]] = {"noise": False}
 
 
+LISTS = "metric: m\nparameters: {lr: [0.1, 0.01, 0.001], depth: [2, 4, 8], batch: [32, 64, 128, 256, 512], " \
+        "act: [relu, tanh]}\n"
+
+
 def _floats(n: int) -> SearchSpace:
     return SearchSpace(tuple(FloatParameter(f"x{i}", low=0.0, high=1.0) for i in range(n)))
 
@@ -32,8 +36,12 @@ def _floats(n: int) -> SearchSpace:
     (_floats(3), 500, "min", "gp", "gp: 500 trials, 3 continuous parameters; tpe from trial 200"),
     (conditional_space(), 20, "min", "tpe", "tpe: 20 trials"),
     (_floats(25), 50, "min", "tpe", "more than 20 for a Gaussian process"),
-    (SearchSpace(tuple(CategoricalParameter(f"c{i}", tuple(range(30))) for i in range(4))), 50, "min", "tpe",
-     "120 categorical values in all"),
+    (SearchSpace((*(CategoricalParameter(f"c{i}", tuple(range(30))) for i in range(4)),
+                  FloatParameter("x", low=0.0, high=1.0))),
+     50, "min", "tpe", "120 categorical values in all"),
+    (SearchSpace(tuple(CategoricalParameter(f"c{i}", ("a", "b", "c")) for i in range(4))), 60, "min", "tpe",
+     "tpe: 60 trials, 4 categorical parameters: no order for a Gaussian process to learn"),
+    (parse_spec(LISTS).space, 60, "min", "gp", "gp: 60 trials, 3 ordered, 1 categorical parameters"),
     (_floats(2), 5000, "min", "gp", "gp: 5000 trials, 2 continuous parameters; tpe from trial 200"),
     (_floats(2), 50, ("min", "max"), "tpe", "tpe: 2 objectives, 50 trials"),
     (_floats(2), 400, ("min", "min"), "nsga2", "nsga2: 2 objectives, 400 trials"),

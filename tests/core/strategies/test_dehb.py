@@ -16,6 +16,7 @@ from hpnb.testing import StrategySuite
 class TestDEHBSuite(StrategySuite):
     strategy = "dehb"
     optimises = True
+    list_trials = 150  # its first brackets draw at random
 
 
 def _square() -> SearchSpace:

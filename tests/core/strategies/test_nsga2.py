@@ -17,6 +17,7 @@ class TestNSGA2Suite(StrategySuite):
     strategy = "nsga2"
     strategy_options: ClassVar[dict[str, Any]] = {"population_size": 10}
     optimises = True
+    copies_parents = True  # Optuna's NSGA-II may pick one parent twice and mutate none of its values
 
 
 def test_suggests_what_optunas_own_sampler_does_seed_for_seed() -> None:
