@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     now = time.time()
     with open_store(args) as store:
         summaries = store_summaries(store, now)
-        path = store.path
+        path = store.location
     if args.json:
         print(json.dumps([summary.to_json() for summary in summaries], indent=1))
         return 0
