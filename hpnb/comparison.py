@@ -121,9 +121,11 @@ def _record(records: dict[str, ExperimentRecord], name: str, store: Store) -> Ex
         return records[name]
     known = list(records)  # newest first
     if not known:
-        raise HpnbError(f"compare: no search named {quote(name)}: the store {store.location} has no searches yet")
+        raise HpnbError(f"compare: no search named {quote(name)}: the store {store.location} has no "
+                        "searches yet")
     guess = closest(name, known)
     listed = ", ".join(known[:MAX_NAMES_LISTED])
     more = f" and {len(known) - MAX_NAMES_LISTED} more" if len(known) > MAX_NAMES_LISTED else ""
     hint = f"; did you mean {guess!r}?" if guess else ""
-    raise HpnbError(f"compare: no search named {quote(name)} in {store.location}{hint} (known: {listed}{more})")
+    raise HpnbError(f"compare: no search named {quote(name)} in {store.location}{hint} "
+                    f"(known: {listed}{more})")

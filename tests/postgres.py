@@ -1,6 +1,7 @@
 """The PostgreSQL server the tests of a server store use.
 
-``HPNB_TEST_POSTGRES`` names one (a superuser's URL: ``.ci/test`` starts a server and exports it);
+``HPNB_TEST_POSTGRES`` names one (a superuser's URL: ``.ci/test`` starts a server and exports it,
+with ``HPNB_TEST_POSTGRES_DIR``, its folder, so that tests can restart it);
 without it, the first test that needs one starts its own on 127.0.0.1 for the session, when
 PostgreSQL is installed. On CI (``CI`` set) a missing server fails those tests rather than
 skipping them.
@@ -49,7 +50,8 @@ class TestServer:
 def postgres_server_fixture() -> Iterator[TestServer]:
     given = os.environ.get("HPNB_TEST_POSTGRES")
     if given:
-        yield TestServer(given)
+        folder = os.environ.get("HPNB_TEST_POSTGRES_DIR")
+        yield TestServer(given, PostgresServer.of_folder(folder) if folder else None)
         return
     if postgres_bindir() is None:
         reason = "no PostgreSQL server: set HPNB_TEST_POSTGRES or install postgresql"

@@ -51,10 +51,16 @@ class Connection(Protocol):
 class Dialect(Protocol):
     """One database's ways (see the module's docstring)."""
 
-    name: str
-    #: the database driver's base error class and its integrity error class
-    error: type[Exception]
-    integrity_error: type[Exception]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def error(self) -> type[Exception]:
+        """The database driver's base error class."""
+
+    @property
+    def integrity_error(self) -> type[Exception]:
+        """The driver's error class for a broken constraint."""
 
     def open(self, where: StoreLocation, readonly: bool, busy_timeout: float) -> Connection: ...
 

@@ -38,10 +38,11 @@ class ServerSearchLock:
         except BaseException:
             conn.close()
             raise
-        if not row[0]:
+        if row is None or not row[0]:
             conn.close()
             other = store.experiment_with_id(experiment_id).driver
-            raise HpnbError(f"search {label or experiment_id} is already driven by {other or 'another driver'}")
+            raise HpnbError(f"search {label or experiment_id} is already driven by "
+                            f"{other or 'another driver'}")
         return cls(conn)
 
     def release(self) -> None:

@@ -65,7 +65,7 @@ class HpnbHandler(APIHandler):
 
     auth_resource = "hpnb"
 
-    def initialize(self, store_path: Path) -> None:
+    def initialize(self, store_path: Path | str) -> None:
         self.store_path = store_path
 
     async def in_store(self, work: Callable[[Store], T]) -> T:
@@ -211,7 +211,7 @@ class StopHandler(HpnbHandler):
         self.write_json({"name": name, "stop_requested": True}, status=202)
 
 
-def register_handlers(web_app: Any, store_path: Path) -> None:
+def register_handlers(web_app: Any, store_path: Path | str) -> None:
     """Add the routes to the server's tornado application."""
     base = url_path_join(web_app.settings["base_url"], "hpnb", "api", "experiments")
     options = {"store_path": store_path}

@@ -54,7 +54,7 @@ def test_readonly_connection_cannot_write_even_through_sql(
         reader.experiments()
         conn = reader._conn
         assert conn is not None
-        with pytest.raises((sqlite3.OperationalError, _server_refusal()), match="readonly|read-only"):
+        with pytest.raises((sqlite3.OperationalError, _server_refusal()), match=r"readonly|read-only"):
             conn.execute("DELETE FROM experiments")
     assert [e.name for e in store.experiments()] == ["mlp-lr"]
 
