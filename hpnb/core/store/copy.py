@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -75,18 +76,24 @@ def _copy_search(source: Store, target: Store, old_id: int) -> None:
         new_id = target._write(lambda conn: int(conn.execute(
             f"INSERT INTO experiments ({', '.join(_EXPERIMENT)}) VALUES ({_marks(len(_EXPERIMENT))})"
             " RETURNING id", tuple(row)).fetchone()[0]), "copy a search")
+        nothing: list[tuple[Any, ...]] = []
         for table, columns in _PER_SEARCH.items():
-            rows = source._read(lambda conn, t=table, c=columns: _rows(conn, t, c, old_id), [])
+            rows = source._read(functools.partial(_rows, table=table, columns=columns, experiment_id=old_id),
+                                nothing)
             _insert(target, table, columns, new_id, rows)
         after = 0
         while True:
-            chunk = source._read(lambda conn, a=after: conn.execute(
-                f"SELECT rowid, {', '.join(_RESULTS)} FROM results WHERE experiment_id = ? AND rowid > ?"
-                " ORDER BY rowid LIMIT ?", (old_id, a, CHUNK)).fetchall(), [])
+            chunk = source._read(functools.partial(_results_after, experiment_id=old_id, after=after), nothing)
             if not chunk:
                 break
             after = chunk[-1][0]
             _insert(target, "results", _RESULTS, new_id, [tuple(r[1:]) for r in chunk])
+
+
+def _results_after(conn: Connection, experiment_id: int, after: int) -> list[tuple[Any, ...]]:
+    sql = (f"SELECT rowid, {', '.join(_RESULTS)} FROM results WHERE experiment_id = ? AND rowid > ?"
+           " ORDER BY rowid LIMIT ?")
+    return [tuple(row) for row in conn.execute(sql, (experiment_id, after, CHUNK))]
 
 
 def _rows(conn: Connection, table: str, columns: tuple[str, ...],
