@@ -20,11 +20,13 @@ def hpnb(*args: str) -> subprocess.CompletedProcess[str]:
 
 def _fill(store: Store) -> None:
     spec = {"metric": "loss", "checkpoints": {"keep": 2}}
-    exp = store.create_experiment("mlp-lr", spec, source="def f(): ...", metric="loss", mode="min", strategy="tpe", budget=3, parallel=2,
+    exp = store.create_experiment("mlp-lr", spec, source="def f(): ...", metric="loss", mode="min",
+                                  strategy="tpe", budget=3, parallel=2,
                                   owner="ana@lab1")
     for trial_id in range(3):
         store.add_trial(exp.id, trial_id, {"lr": 10.0 ** -trial_id}, parent=None if trial_id < 2 else 0)
-        rows = [ResultRow(trial_id, s, s, 1000.0 + s, 1.0 / (s + trial_id), {"loss": 0.5}) for s in range(1, 6)]
+        rows = [ResultRow(trial_id, s, s, 1000.0 + s, 1.0 / (s + trial_id), {"loss": 0.5})
+                for s in range(1, 6)]
         store.add_results(exp.id, rows)
     store.update_trial(exp.id, 0, state="COMPLETED", value=0.2, best=0.2, start=1.0, end=2.0, worker="w1")
     store.set_checkpoint(exp.id, 1, 4, "trial-1/ckpt-4")

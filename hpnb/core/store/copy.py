@@ -83,7 +83,8 @@ def _copy_search(source: Store, target: Store, old_id: int) -> None:
             _insert(target, table, columns, new_id, rows)
         after = 0
         while True:
-            chunk = source._read(functools.partial(_results_after, experiment_id=old_id, after=after), nothing)
+            read = functools.partial(_results_after, experiment_id=old_id, after=after)
+            chunk = source._read(read, nothing)
             if not chunk:
                 break
             after = chunk[-1][0]
