@@ -82,6 +82,16 @@ class Dialect(Protocol):
 
     def violation(self, err: Exception) -> str: ...
 
+    def insert_rows(self, conn: Connection, table: str, columns: Sequence[tuple[str, str]],
+                    rows: Sequence[Sequence[Any]], skip_duplicates: bool) -> int: ...
+
+
+def insert_sql(table: str, columns: Sequence[tuple[str, str]], skip_duplicates: bool) -> str:
+    """``INSERT`` of one row into ``table`` (columns and kinds are the store's constants)."""
+    names = ", ".join(name for name, _ in columns)
+    conflict = " ON CONFLICT DO NOTHING" if skip_duplicates else ""
+    return f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))}){conflict}"
+
 
 class SQLiteDialect:
     """The embedded store: one file, WAL mode, SQLite's own write lock."""
@@ -128,6 +138,11 @@ class SQLiteDialect:
     def violation(self, err: Exception) -> str:
         text = str(err)
         return "foreign key" if "FOREIGN KEY" in text else "unique" if "UNIQUE" in text else ""
+
+    def insert_rows(self, conn: Connection, table: str, columns: Sequence[tuple[str, str]],
+                    rows: Sequence[Sequence[Any]], skip_duplicates: bool) -> int:
+        """Insert many rows (``columns``: name and kind, ``int``, ``real`` or ``text``); how many were new."""
+        return int(conn.executemany(insert_sql(table, columns, skip_duplicates), rows).rowcount)
 
 
 def dialect_for(where: StoreLocation) -> Dialect:

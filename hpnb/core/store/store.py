@@ -23,7 +23,7 @@ from hpnb.core.store.records import (
 )
 from hpnb.core.store.store_errors import NameTaken, StoreError
 from hpnb.core.store.trial_logs import TrialLogStore
-from hpnb.core.store.trials import TrialStore
+from hpnb.core.store.trials import TrialStore, delete_results
 from hpnb.core.trial import ExperimentState
 
 
@@ -87,6 +87,7 @@ class Store(TrialStore, TrialLogStore, CommandStore):
             if old is not None:
                 if not overwrite:
                     raise NameTaken(name, self.path)
+                delete_results(conn, "id = ?", old[0])
                 conn.execute("DELETE FROM experiments WHERE id = ?", (old[0],))
             now = time.time()
             conn.execute(
@@ -187,6 +188,7 @@ class Store(TrialStore, TrialLogStore, CommandStore):
         """Delete the experiment with its trials, results and events."""
 
         def work(conn: Connection) -> int:
+            delete_results(conn, "name = ?", name)
             return conn.execute("DELETE FROM experiments WHERE name = ?", (name,)).rowcount
 
         if self._write(work, "delete an experiment") == 0:

@@ -21,6 +21,8 @@ from hpnb.core.store.store_errors import StoreError, UnknownTrial
 from hpnb.core.trial import TrialState
 
 _RESULT_SELECT = "SELECT trial_id, seq, step, time, value, metrics FROM results"
+_RESULT_COLUMNS = (("experiment_id", "int"), ("trial_id", "int"), ("seq", "int"), ("step", "int"),
+                   ("time", "real"), ("value", "real"), ("metrics", "text"))
 #: a LIMIT that limits nothing (both databases take it; PostgreSQL refuses SQLite's -1)
 _NO_LIMIT = 2**62
 
@@ -42,6 +44,21 @@ def _result_values(experiment_id: int, row: ResultRow) -> tuple[Any, ...]:
         codec.real(row.value, "value"),
         codec.dumps(codec.mapping(row.metrics, "metrics"), "metrics"),
     )
+
+
+def delete_results(conn: Connection, where: str, key: object) -> None:
+    """Delete the results of the experiment matching ``where`` (a constant of the store)."""
+    # A server store's results have no foreign key (see postgres.py): nothing cascades to them.
+    conn.execute(f"DELETE FROM results WHERE experiment_id IN (SELECT id FROM experiments WHERE {where})",
+                 (key,))
+
+
+def _missing_trials(conn: Connection, experiment_id: int, trial_ids: set[int]) -> list[int]:
+    """Which of ``trial_ids`` the experiment does not have."""
+    ids = sorted(trial_ids)
+    found = conn.execute(f"SELECT trial_id FROM trials WHERE experiment_id = ? AND trial_id IN "
+                         f"({', '.join('?' * len(ids))})", (experiment_id, *ids)).fetchall()
+    return sorted(trial_ids - {row[0] for row in found})
 
 
 def _integrity_error(violation: str, err: Exception, experiment_id: int, what: str) -> StoreError:
@@ -163,17 +180,18 @@ class TrialStore(StoreBase):
         if not values:
             return 0
 
+        trial_ids = {value[1] for value in values}
+
         def work(conn: Connection) -> int:
+            missing = _missing_trials(conn, experiment_id, trial_ids)
+            if missing:
+                raise StoreError(f"cannot add results: experiment id {experiment_id} or its trial "
+                                 f"{', '.join(map(str, missing))} does not exist")
             try:
-                cursor = conn.executemany(
-                    "INSERT INTO results (experiment_id, trial_id, seq, step, time, value, metrics)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    values,
-                )
+                return self._dialect.insert_rows(conn, "results", _RESULT_COLUMNS, values, True)
             except self._dialect.integrity_error as err:
                 violation = self._dialect.violation(err)
                 raise _integrity_error(violation, err, experiment_id, "add results") from err
-            return int(cursor.rowcount)
 
         return self._write(work, "add results")
 
