@@ -165,7 +165,8 @@ def report(rates: dict[str, float], views: dict[str, tuple[float, float]], rows:
     print("|---|---|---|---|")
     for name in ("sqlite", "postgresql"):
         print(f"| {name} | {rates[name]:,.0f} | {views[name][0]:.3f} | {views[name][1]:.3f} |")
-    goals = [(f"PostgreSQL streaming >= {RATE_SHARE_GOAL:.0%} of SQLite's", share >= RATE_SHARE_GOAL, f"{share:.0%}"),
+    goals = [(f"PostgreSQL streaming >= {RATE_SHARE_GOAL:.0%} of SQLite's", share >= RATE_SHARE_GOAL,
+              f"{share:.0%}"),
              (f"open < {OPEN_GOAL} s on PostgreSQL", open_s < OPEN_GOAL, f"{open_s:.3f} s"),
              (f"select < {SELECT_GOAL} s on PostgreSQL", select_s < SELECT_GOAL, f"{select_s:.3f} s")]
     print()
