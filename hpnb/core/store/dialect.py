@@ -3,10 +3,11 @@
 Every query of the store is written once, in the SQL both databases speak: ``?`` placeholders,
 ``INSERT ... ON CONFLICT``, ``RETURNING id``, ``rowid`` for the order results were stored in.
 A :class:`Dialect` holds the rest: how a connection is opened, how a write transaction starts
-(one writer at a time on both: SQLite's ``BEGIN IMMEDIATE``, a transaction-level advisory
-lock on PostgreSQL), how the schema is created from the one list of migrations and where its
-version is recorded, and which errors mean "busy, retry", "connection lost, reconnect",
-"damaged", "not allowed" or a broken constraint.
+and what it locks (SQLite's ``BEGIN IMMEDIATE``: one writer at a time; on PostgreSQL writers of
+different searches go on at once, a search's results and the schema each taking an advisory
+lock), how many rows are inserted at once, how the schema is created from the one list of
+migrations and where its version is recorded, and which errors mean "busy, retry", "connection
+lost, reconnect", "damaged", "not allowed" or a broken constraint.
 
 Example:
     >>> from hpnb.core.store.location import StoreLocation
@@ -66,6 +67,12 @@ class Dialect(Protocol):
 
     def begin(self, conn: Connection) -> None: ...
 
+    def lock_store(self, conn: Connection) -> None:
+        """Inside a write transaction: no other writer of the whole store until it ends."""
+
+    def lock_search(self, conn: Connection, experiment_id: int) -> None:
+        """Inside a write transaction: no other writer of this search's results until it ends."""
+
     def schema_version(self, conn: Connection) -> int: ...
 
     def record_version(self, conn: Connection, version: int) -> None: ...
@@ -106,7 +113,13 @@ class SQLiteDialect:
         return (open_readonly if readonly else open_writable)(where.path, busy_timeout)
 
     def begin(self, conn: Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("BEGIN IMMEDIATE")  # the file's one writer: every lock below is held already
+
+    def lock_store(self, conn: Connection) -> None:
+        pass
+
+    def lock_search(self, conn: Connection, experiment_id: int) -> None:
+        pass
 
     def schema_version(self, conn: Connection) -> int:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])

@@ -1,10 +1,11 @@
 """The PostgreSQL dialect of the store (psycopg 3), imported only when a ``postgresql://`` store is used.
 
-Writers take one transaction-level advisory lock (:data:`WRITE_LOCK`) as they begin, so that,
-as in SQLite, one transaction writes at a time: a search's results are numbered (``rowid``) in
-the order they are committed, which is what lets a view follow them with a cursor, and the
-check-then-insert writes (a new name, a command to a live search) need no retry logic of their
-own. Drivers write in batches, so the lock is held for milliseconds.
+Unlike SQLite, writers of different searches write at once (4 drivers into one database do
+not queue behind each other). Two transaction-level advisory locks keep what SQLite's single
+writer gave for free: one per search taken before its results are inserted, so that a search's
+results are numbered (``rowid``) in the order they are committed, which is what lets a view
+follow them with a cursor; and one for the whole store while the schema is created or upgraded.
+A name taken by two processes at once is refused by its unique constraint.
 
 A read-only store sets ``default_transaction_read_only``: the server refuses any write through
 it, as SQLite's ``mode=ro`` does. Passwords are never put into a message: errors name the store by
@@ -30,7 +31,8 @@ except ImportError as _missing:  # pragma: no cover - depends on the installed e
         "a postgresql:// store needs psycopg 3: pip install 'hpnb[postgresql]'"
     ) from _missing
 
-#: the advisory lock every write transaction takes (one bigint key; ``'hpnb'`` in ASCII).
+#: the advisory lock of the schema (one bigint key, ``'hpnb'`` in ASCII), and the first key of a
+#: search's results lock.
 WRITE_LOCK = 0x68706E62
 #: the first key of the two-key advisory locks that hold a search for its driver (see the lease).
 LEASE_CLASS = 0x68706E63
@@ -115,7 +117,13 @@ class PostgresDialect:
         return connect(where, readonly, busy_timeout)
 
     def begin(self, conn: Connection) -> None:
-        conn.execute(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+        conn.execute("BEGIN")
+
+    def lock_store(self, conn: Connection) -> None:
+        conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+
+    def lock_search(self, conn: Connection, experiment_id: int) -> None:
+        conn.execute("SELECT pg_advisory_xact_lock(?, ?)", (WRITE_LOCK, int(experiment_id)))
 
     def schema_version(self, conn: Connection) -> int:
         if conn.execute("SELECT to_regclass('hpnb_schema')").fetchone()[0] is None:

@@ -142,6 +142,7 @@ def migrate(conn: Connection, dialect: Dialect, where: object) -> int:
     Must run inside a write transaction (the dialect's ``begin``) so that two
     processes opening a new store at once do not both create the tables.
     """
+    dialect.lock_store(conn)
     found = dialect.schema_version(conn)
     check_not_newer(found, where)
     for steps in MIGRATIONS[found:]:

@@ -90,11 +90,14 @@ class Store(TrialStore, TrialLogStore, CommandStore):
                 delete_results(conn, "id = ?", old[0])
                 conn.execute("DELETE FROM experiments WHERE id = ?", (old[0],))
             now = time.time()
-            conn.execute(
-                "INSERT INTO experiments (name, spec, source, budget, parallel, metric, mode, strategy,"
-                " owner, state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, *values, ExperimentState.CREATED.value, now, now),
-            )
+            try:
+                conn.execute(
+                    "INSERT INTO experiments (name, spec, source, budget, parallel, metric, mode, strategy,"
+                    " owner, state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, *values, ExperimentState.CREATED.value, now, now),
+                )
+            except self._dialect.integrity_error as err:  # another process took the name meanwhile
+                raise NameTaken(name, self.location) from err
 
         self._write(work, "create an experiment")
         return self.experiment(name)

@@ -183,6 +183,7 @@ class TrialStore(StoreBase):
         trial_ids = {value[1] for value in values}
 
         def work(conn: Connection) -> int:
+            self._dialect.lock_search(conn, experiment_id)  # rowids in the order of commits
             missing = _missing_trials(conn, experiment_id, trial_ids)
             if missing:
                 raise StoreError(f"cannot add results: experiment id {experiment_id} or its trial "
