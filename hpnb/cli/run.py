@@ -44,7 +44,8 @@ def add_parser(subparsers: Any) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--objective", required=True, metavar="MODULE:FUNCTION",
                         help="the objective, e.g. train:train or path/to/train.py:train")
-    parser.add_argument("--store", help="the store file (default: $HPNB_HOME/hpnb.sqlite)")
+    parser.add_argument("--store", help="the store: a file or postgresql://user@host:5432/db "
+                                        "(default: $HPNB_STORE, else $HPNB_HOME/hpnb.sqlite)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
 
 
