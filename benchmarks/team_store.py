@@ -133,6 +133,7 @@ def main() -> int:
     rows, trials = (50_000, 2_000) if quick else (200_000, 10_000)
     given = os.environ.get("HPNB_TEST_POSTGRES")
     work = Path(tempfile.mkdtemp(prefix="hpnb-team-store-"))
+    work.chmod(0o755)  # the server may run as another user (PostgreSQL refuses root)
     server = None if given else PostgresServer.start(work)
     admin = given or server.url()  # type: ignore[union-attr]
 
