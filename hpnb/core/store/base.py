@@ -277,6 +277,13 @@ class StoreBase(ClosedOnExit):
             self._batch_depth = 1
             try:
                 yield
+            except self._dialect.error as err:
+                rollback(conn, self._dialect)
+                if not self._dialect.is_lost(err):
+                    raise
+                self._drop_connection()  # nothing of the batch was committed: the caller may write it again
+                raise StoreUnreachable(f"the connection to the store {self.location} was lost during a "
+                                       f"batch ({type(err).__name__}); nothing of it was written") from err
             except BaseException:
                 rollback(conn, self._dialect)
                 raise

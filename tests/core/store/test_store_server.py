@@ -162,3 +162,22 @@ def test_two_drivers_never_hold_one_search_across_processes(
         lock = ServerSearchLock.take(store, exp.id)  # free once the other driver let go
         assert lock.held
         lock.release()
+
+
+def test_a_connection_cut_during_a_batch_writes_none_of_it_and_says_so(
+    postgres_server: TestServer, new_experiment: NewExperiment
+) -> None:
+    url = postgres_server.create_database()
+    with Store(url) as store:
+        exp = new_experiment(store)
+        store.add_trial(exp.id, 0, {"lr": 0.1})
+        with pytest.raises(StoreUnreachable, match=r"lost during a batch.*nothing of it was written"):
+            with store.batch():
+                store.add_results(exp.id, [ResultRow(0, 1, 0, 1.0, 0.5, {})])
+                postgres_server.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                    f"WHERE datname = '{urlsplit(url).path[1:]}' AND pid <> pg_backend_pid()")
+                store.add_results(exp.id, [ResultRow(0, 2, 1, 2.0, 0.4, {})])
+        assert store.results(exp.id) == []  # reconnected: none of the batch, and the store works on
+        with store.batch():
+            store.add_results(exp.id, [ResultRow(0, 1, 0, 1.0, 0.5, {}), ResultRow(0, 2, 1, 2.0, 0.4, {})])
+        assert [r.seq for r in store.results(exp.id)] == [1, 2]
