@@ -25,9 +25,10 @@ from hpnb.core.store.connection import (
     retrying,
     rollback,
 )
-from hpnb.core.store.dialect import Connection, dialect_for
+from hpnb.core.store.dialect import Connection, Dialect
 from hpnb.core.store.location import StoreLocation
 from hpnb.core.store.records import column_value
+from hpnb.core.store.sqlite_dialect import SQLiteDialect
 from hpnb.core.store.store_errors import (
     ReadOnlyStore,
     StoreDamaged,
@@ -342,6 +343,15 @@ class StoreBase(ClosedOnExit):
         if table == "trials":
             return UnknownTrial(f"no trial {key[1]} in experiment id {key[0]} of {self.location}")
         return StoreError(f"no experiment with id {key[0]} in {self.location}")
+
+
+def dialect_for(where: StoreLocation) -> Dialect:
+    """The dialect of the store at ``where`` (psycopg is imported only for a server store)."""
+    if where.is_server:
+        from hpnb.core.store.postgres import PostgresDialect
+
+        return PostgresDialect()
+    return SQLiteDialect()
 
 
 def _first_line(err: BaseException) -> str:

@@ -1,11 +1,9 @@
-"""How the store's SQLite connections are opened, and retrying when a store is busy or its server away.
+"""Transactions, and retrying them while a store is busy or its server away.
 
-Several processes may use one store file at once (two searches, the line
-magic, the JupyterLab sidebar). The file is in WAL mode, so readers never
-wait for writers; writers take the write lock up front (``BEGIN IMMEDIATE``),
-wait up to ``busy_timeout`` for it inside SQLite, and on top of that a whole
-transaction is retried with back-off while SQLite still reports the file as
-locked, so "database is locked" does not reach the user.
+A store file's writers wait up to ``busy_timeout`` for its lock inside SQLite (see
+:mod:`hpnb.core.store.sqlite_dialect`); on top of that a whole transaction is retried with
+back-off while SQLite still reports the file as locked, so "database is locked" does not
+reach the user.
 
 A PostgreSQL store is retried the same way (see :mod:`hpnb.core.store.postgres`), and a lost
 connection to its server is opened again and the transaction retried, for as long as a lock
@@ -21,10 +19,8 @@ reads a corrupt page.
 from __future__ import annotations
 
 import random
-import sqlite3
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TypeVar
 
 from hpnb.core.store.dialect import Connection, Dialect
@@ -38,41 +34,7 @@ DEFAULT_BUSY_TIMEOUT = 30.0
 #: seconds a transaction is retried (after SQLite gave up waiting) before StoreBusy is raised.
 DEFAULT_RETRY_PERIOD = 120.0
 
-__all__ = ["default_store_path", "in_transaction", "open_readonly", "open_writable", "retrying"]
-
-
-def open_writable(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """A connection that may write; creates the file and its directory if needed."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-    except (OSError, sqlite3.Error) as err:
-        raise StoreError(f"cannot open the store {path} for writing: {err}") from err
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        _wal(conn, path)
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-    except sqlite3.Error as err:
-        conn.close()
-        raise StoreError(f"cannot open the store {path} for writing: {err}") from err
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def open_readonly(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """A connection that cannot write (SQLite refuses any write through it)."""
-    uri = path.resolve().as_uri() + "?mode=ro"
-    try:
-        conn = sqlite3.connect(
-            uri, uri=True, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-        )
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-    except sqlite3.Error as err:
-        raise StoreError(f"cannot open the store {path} for reading: {err}") from err
-    return conn
+__all__ = ["default_store_path", "in_transaction", "retrying", "rollback"]
 
 
 def _damaged(where: StoreLocation, err: Exception) -> StoreError:
@@ -146,9 +108,3 @@ def rollback(conn: Connection, dialect: Dialect) -> None:
         if not dialect.is_lost(err):
             raise
 
-
-def _wal(conn: sqlite3.Connection, path: Path) -> None:
-    from hpnb.core.store.dialect import SQLiteDialect
-
-    where = StoreLocation.of(path)
-    retrying(lambda: conn.execute("PRAGMA journal_mode = WAL"), SQLiteDialect(), DEFAULT_RETRY_PERIOD, where)

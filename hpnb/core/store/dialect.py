@@ -9,15 +9,16 @@ lock), how many rows are inserted at once, how the schema is created from the on
 migrations and where its version is recorded, and which errors mean "busy, retry", "connection
 lost, reconnect", "damaged", "not allowed" or a broken constraint.
 
+The two are :mod:`hpnb.core.store.sqlite_dialect` and :mod:`hpnb.core.store.postgres`; a store
+picks its own (:meth:`~hpnb.core.store.base.StoreBase.__init__`).
+
 Example:
-    >>> from hpnb.core.store.location import StoreLocation
-    >>> dialect_for(StoreLocation.of("/tmp/x.sqlite")).name
-    'sqlite'
+    >>> insert_sql("events", [("kind", "text"), ("time", "real")], skip_duplicates=False)
+    'INSERT INTO events (kind, time) VALUES (?, ?)'
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
@@ -98,70 +99,3 @@ def insert_sql(table: str, columns: Sequence[tuple[str, str]], skip_duplicates: 
     names = ", ".join(name for name, _ in columns)
     conflict = " ON CONFLICT DO NOTHING" if skip_duplicates else ""
     return f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))}){conflict}"
-
-
-class SQLiteDialect:
-    """The embedded store: one file, WAL mode, SQLite's own write lock."""
-
-    name = "sqlite"
-    error = sqlite3.Error
-    integrity_error = sqlite3.IntegrityError
-
-    def open(self, where: StoreLocation, readonly: bool, busy_timeout: float) -> Connection:
-        from hpnb.core.store.connection import open_readonly, open_writable
-
-        return (open_readonly if readonly else open_writable)(where.path, busy_timeout)
-
-    def begin(self, conn: Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")  # the file's one writer: every lock below is held already
-
-    def lock_store(self, conn: Connection) -> None:
-        pass
-
-    def lock_search(self, conn: Connection, experiment_id: int) -> None:
-        pass
-
-    def schema_version(self, conn: Connection) -> int:
-        return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-    def record_version(self, conn: Connection, version: int) -> None:
-        conn.execute(f"PRAGMA user_version = {int(version)}")  # PRAGMA takes no placeholders
-
-    def ddl(self, statement: str) -> list[str]:
-        return [statement]
-
-    def is_busy(self, err: Exception) -> bool:
-        text = str(err).lower()
-        return isinstance(err, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
-
-    def is_lost(self, err: Exception) -> bool:
-        return False  # a file does not go away between statements
-
-    def is_damaged(self, err: Exception) -> bool:
-        code = getattr(err, "sqlite_errorcode", None)  # Python >= 3.11
-        if code is not None:
-            return code & 0xFF in (26, 11)  # NOTADB, CORRUPT
-        text = str(err).lower()
-        return "not a database" in text or "malformed" in text
-
-    def is_denied(self, err: Exception) -> bool:
-        text = str(err).lower()
-        return "readonly" in text or "read-only" in text or "unable to open" in text
-
-    def violation(self, err: Exception) -> str:
-        text = str(err)
-        return "foreign key" if "FOREIGN KEY" in text else "unique" if "UNIQUE" in text else ""
-
-    def insert_rows(self, conn: Connection, table: str, columns: Sequence[tuple[str, str]],
-                    rows: Sequence[Sequence[Any]], skip_duplicates: bool) -> int:
-        """Insert many rows (``columns``: name and kind, ``int``, ``real`` or ``text``); how many were new."""
-        return int(conn.executemany(insert_sql(table, columns, skip_duplicates), rows).rowcount)
-
-
-def dialect_for(where: StoreLocation) -> Dialect:
-    """The dialect of the store at ``where`` (psycopg is imported only for a server store)."""
-    if where.is_server:
-        from hpnb.core.store.postgres import PostgresDialect
-
-        return PostgresDialect()
-    return SQLiteDialect()
