@@ -92,7 +92,8 @@ def compare(names: Sequence[str | Search], store: StoreLike = None) -> Compariso
 
     Args:
         names: the searches' names (or ``Search`` handles), in the order to show them.
-        store: a :class:`~hpnb.core.store.Store` or its path (default: ``$HPNB_HOME/hpnb.sqlite``).
+        store: a :class:`~hpnb.core.store.Store`, its path or its URL (default: ``HPNB_STORE``, else
+            ``$HPNB_HOME/hpnb.sqlite``).
 
     Raises:
         HpnbError: no names, or a name not in the store (the message lists the known ones).
