@@ -21,4 +21,6 @@ else
 fi
 echo "== checkpoints_large"
 python benchmarks/checkpoints_large.py "$@" || status=1
+echo "== team_store"
+python benchmarks/team_store.py "$@" || status=1
 exit "$status"

@@ -82,7 +82,8 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         spec: YAML text, a dict, or a parsed :class:`ExperimentSpec`; ``**spec_fields``
             are spec keys given directly (and override ``spec``'s).
         name: the search's name in the store (default: the spec's ``name`` or the objective's).
-        store: a :class:`Store` or a path (default: ``$HPNB_HOME/hpnb.sqlite``).
+        store: a :class:`Store`, a path or a ``postgresql://`` URL (default: ``HPNB_STORE``, else
+            ``$HPNB_HOME/hpnb.sqlite``).
         client: run on this Dask client instead of ``resources.cluster``.
         overwrite: replace a stored search of the same name.
         resume: continue a stored search of the same name.

@@ -92,7 +92,8 @@ def compare(names: Sequence[str | Search], store: StoreLike = None) -> Compariso
 
     Args:
         names: the searches' names (or ``Search`` handles), in the order to show them.
-        store: a :class:`~hpnb.core.store.Store` or its path (default: ``$HPNB_HOME/hpnb.sqlite``).
+        store: a :class:`~hpnb.core.store.Store`, its path or its URL (default: ``HPNB_STORE``, else
+            ``$HPNB_HOME/hpnb.sqlite``).
 
     Raises:
         HpnbError: no names, or a name not in the store (the message lists the known ones).
@@ -121,9 +122,11 @@ def _record(records: dict[str, ExperimentRecord], name: str, store: Store) -> Ex
         return records[name]
     known = list(records)  # newest first
     if not known:
-        raise HpnbError(f"compare: no search named {quote(name)}: the store {store.path} has no searches yet")
+        raise HpnbError(f"compare: no search named {quote(name)}: the store {store.location} has no "
+                        "searches yet")
     guess = closest(name, known)
     listed = ", ".join(known[:MAX_NAMES_LISTED])
     more = f" and {len(known) - MAX_NAMES_LISTED} more" if len(known) > MAX_NAMES_LISTED else ""
     hint = f"; did you mean {guess!r}?" if guess else ""
-    raise HpnbError(f"compare: no search named {quote(name)} in {store.path}{hint} (known: {listed}{more})")
+    raise HpnbError(f"compare: no search named {quote(name)} in {store.location}{hint} "
+                    f"(known: {listed}{more})")

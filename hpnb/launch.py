@@ -45,7 +45,7 @@ from hpnb.runner.checkpoint_store import (
     search_location,
 )
 from hpnb.runner.driver import Driver
-from hpnb.runner.lease import DriverLease
+from hpnb.runner.lease import Lease, take_driver_lease
 from hpnb.runner.recovery import recover
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class Launch:
             HpnbError: another driver holds the search. Without ``background``, whatever the
                 start failed with (recorded in the search first).
         """
-        lease = DriverLease.take(self.store.path.parent, self.experiment_id, self.holder, self.name)
+        lease = take_driver_lease(self.store, self.experiment_id, self.holder, self.name)
         waiting_for = starting_message(self.spec.resources, self.name, self.client)
         try:
             self.store.clear_stop(self.experiment_id)
@@ -152,7 +152,7 @@ class Launch:
         else:
             self._run(lease, waiting_for, True)
 
-    def _run(self, lease: DriverLease, waiting_for: str | None, raise_errors: bool) -> None:
+    def _run(self, lease: Lease, waiting_for: str | None, raise_errors: bool) -> None:
         try:
             location = self._checkpoint_location()
             connection = self._connect()
@@ -205,7 +205,7 @@ class Launch:
             raise CheckpointStoreError(message)
         self.store.add_event(self.experiment_id, "checkpoint_store_unreachable", {"message": message})
 
-    def _driver_on(self, connection: Connection, lease: DriverLease, location: CheckpointLocation) -> Driver:
+    def _driver_on(self, connection: Connection, lease: Lease, location: CheckpointLocation) -> Driver:
         """The driver of the search on ``connection``, rebuilt from what the store holds."""
         from hpnb.runner.dask_executor import DaskExecutor
 
@@ -238,7 +238,7 @@ class Launch:
             self.store.add_event(self.experiment_id, "warm_start", {"source": found.source, "trials": used,
                                                                     "text": found.describe(used)})
 
-    def _stopped_before_start(self, lease: DriverLease) -> bool:
+    def _stopped_before_start(self, lease: Lease) -> bool:
         """A stop given while the cluster started ends the search before any trial runs."""
         with self._lock:
             stops = [c for c in self.store.pending_commands(self.experiment_id) if c.kind == "stop"]
@@ -253,7 +253,7 @@ class Launch:
         self.on_change()
         return True
 
-    def _fail(self, exc: BaseException, waiting_for: str | None, lease: DriverLease) -> None:
+    def _fail(self, exc: BaseException, waiting_for: str | None, lease: Lease) -> None:
         text = str(exc) if isinstance(exc, HpnbError) else f"{type(exc).__name__}: {exc}"
         if waiting_for and not isinstance(exc, HpnbError):
             text = f"{waiting_for} failed: {text}"
@@ -263,7 +263,7 @@ class Launch:
             self._settle(lease)
         self.on_change()
 
-    def _settle(self, lease: DriverLease) -> None:
+    def _settle(self, lease: Lease) -> None:
         """End a start that runs no driver: let go of the search and of a cluster made for it."""
         lease.release()
         self._close_cluster_made_for_it()

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.local_cluster import shared_local_client
+from tests.postgres import TestServer, postgres_server_fixture
 
 #: the shared fixtures that start something: using one makes a test slow.
 STARTING_FIXTURES = frozenset({
@@ -21,6 +22,12 @@ STARTING_FIXTURES = frozenset({
     "lab_server", "lab_page", "browser",  # JupyterLab in a subprocess, Chromium
     "dask_client", "finished_search",  # a Dask LocalCluster (and a search on it)
 })  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[TestServer]:
+    """A PostgreSQL server to make test databases on (see :mod:`tests.postgres`)."""
+    yield from postgres_server_fixture()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from hpnb.core.errors import HpnbError
 
 #: sub-command modules, in the order ``hpnb --help`` lists them.
-COMMANDS: tuple[str, ...] = ("demo", "run", "check", "list", "show", "control", "export", "imports")
+COMMANDS: tuple[str, ...] = ("demo", "run", "check", "list", "show", "control", "export", "imports",
+                            "store")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,7 +14,8 @@ from typing import Any
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("demo", help="run a demo search on a local Dask cluster",
                                    description="Tune a small numpy network on generated data (TPE + ASHA).")
-    parser.add_argument("--store", help="the store file (default: $HPNB_HOME/hpnb.sqlite)")
+    parser.add_argument("--store", help="the store: a file or a postgresql:// URL "
+                                        "(default: $HPNB_STORE, else $HPNB_HOME/hpnb.sqlite)")
     parser.add_argument("--trials", type=int, help="override the number of trials (default 40)")
     parser.set_defaults(func=run)
 

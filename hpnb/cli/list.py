@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from hpnb.cli.store_option import add_store_option, format_number, open_store
+from hpnb.core.store.owners import MINE, TEAM
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -21,7 +22,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "list",
         help="list the stored experiments",
-        description="List the stored experiments: name, state, strategy, progress, best value, created.",
+        description="List the stored experiments: name, owner, state, strategy, progress, best value, "
+                    "created; yours first, then the team's.",
     )
     add_store_option(parser)
     parser.add_argument("--json", action="store_true", help="print the searches' summaries as JSON")
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     now = time.time()
     with open_store(args) as store:
         summaries = store_summaries(store, now)
-        path = store.path
+        path = store.location
     if args.json:
         print(json.dumps([summary.to_json() for summary in summaries], indent=1))
         return 0
@@ -49,5 +51,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     frame = experiments_table(summaries, now)
     frame["best"] = frame["best"].map(format_number)
-    sys.stdout.write(frame.to_string(index=False) + "\n")
+    groups = [summary.group for summary in summaries]
+    for group, title in ((MINE, "mine"), (TEAM, "the team's")):
+        rows = frame[[g == group for g in groups]]
+        if len(rows) and len(rows) < len(frame):
+            sys.stdout.write(f"{title}:\n")
+        if len(rows):
+            sys.stdout.write(rows.to_string(index=False) + "\n")
     return 0

@@ -47,7 +47,8 @@ def _common(parser: argparse.ArgumentParser, objective_required: bool = True) ->
     parser.add_argument("--objective", required=objective_required, metavar="MODULE:FUNCTION",
                         help="the objective, e.g. train:train or path/to/train.py:train"
                              + ("" if objective_required else " (with --detach, default: the kept one)"))
-    parser.add_argument("--store", help="the store file (default: $HPNB_HOME/hpnb.sqlite)")
+    parser.add_argument("--store", help="the store: a file or postgresql://user@host:5432/db "
+                                        "(default: $HPNB_STORE, else $HPNB_HOME/hpnb.sqlite)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument("--detach", nargs="?", const="process", choices=("process", "cluster"),
                         help="run the driver where it outlives this command: a process of its own "

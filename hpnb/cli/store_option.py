@@ -1,18 +1,19 @@
-"""The ``--store PATH`` option shared by the commands that read the experiment store."""
+"""The ``--store`` option shared by the commands that read the experiment store (a file or a URL)."""
 
 from __future__ import annotations
 
 import argparse
 
-from hpnb.core.store import Store, default_store_path
+from hpnb.core.store import Store, StoreLocation
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--store PATH`` (default: ``$HPNB_HOME/hpnb.sqlite``)."""
+    """Add ``--store PATH|URL`` (default: ``$HPNB_STORE``, else ``$HPNB_HOME/hpnb.sqlite``)."""
     parser.add_argument(
         "--store",
-        metavar="PATH",
-        help=f"the store file (default: $HPNB_HOME/hpnb.sqlite, now {default_store_path()})",
+        metavar="PATH|URL",
+        help="the store: a SQLite file or postgresql://user@host:5432/db (default: $HPNB_STORE, else "
+             f"$HPNB_HOME/hpnb.sqlite, now {StoreLocation.of(None)})",
     )
 
 

@@ -197,10 +197,11 @@ def leaderboard(
 
 
 def experiments_frame(summaries: Sequence[SearchSummary]) -> pd.DataFrame:
-    """One row per search: name, state, strategy, progress (finished/budget), best, created; and
+    """One row per search: name, owner, state, strategy, progress (finished/budget), best, created; and
     ``front`` (the size of its Pareto front) when a search has several objectives."""
     columns: dict[str, pd.Series] = {
         "name": pd.Series([s.name for s in summaries], dtype="object"),
+        "owner": pd.Series([s.owner or "-" for s in summaries], dtype="object"),
         "state": pd.Series([s.state.value for s in summaries], dtype="object"),
         "strategy": pd.Series([s.strategy for s in summaries], dtype="object"),
         "progress": pd.Series([f"{s.done}/{s.budget}" for s in summaries], dtype="object"),

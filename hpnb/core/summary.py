@@ -46,6 +46,7 @@ from hpnb.core.liveness import heartbeat_age as heartbeat_age
 from hpnb.core.non_domination import non_domination_ranks, pareto_order
 from hpnb.core.objectives import Objective, losses, objective_values
 from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
+from hpnb.core.store.owners import owner_group
 from hpnb.core.store.records import ExperimentRecord, TrialRecord
 from hpnb.core.store.store import Store
 from hpnb.core.trial import ExperimentState as ExperimentState  # defined with TrialState, shown here
@@ -272,6 +273,13 @@ class SearchSummary:
     #: the search's constraints (``constraints:``), and how many ended trials fail them
     constraints: tuple[Constraint, ...] = ()
     infeasible: int = 0
+    #: who started it (``user@host``), None for a search stored before owners were kept
+    owner: str | None = None
+
+    @property
+    def group(self) -> str:
+        """``mine`` (started by this user on this host) or ``team`` (see :mod:`hpnb.core.store.owners`)."""
+        return owner_group(self.owner)
 
     @property
     def is_multi_objective(self) -> bool:
@@ -302,7 +310,7 @@ class SearchSummary:
             "front_size": self.front_size, "strategy_choice": self.strategy_choice,
             "limited_by": self.limited_by,
             "constraints": [{"metric": c.metric, **c.to_dict()} for c in self.constraints],
-            "infeasible": self.infeasible,
+            "infeasible": self.infeasible, "owner": self.owner, "group": self.group,
         }
 
 
@@ -328,7 +336,7 @@ def summarize(record: ExperimentRecord, trials: Sequence[TrialRecord], now: floa
         best_runs=1 if best is None else best.runs, best_std=None if best is None else best.std,
         front=tuple(front_entry(t, objectives) for t in front[:MAX_FRONT_SHOWN]), front_size=len(front),
         strategy_choice=strategy_choice(record.strategy_state), constraints=constraints,
-        infeasible=_infeasible(trials, constraints),
+        infeasible=_infeasible(trials, constraints), owner=record.owner,
     )
 
 

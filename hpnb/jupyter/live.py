@@ -25,12 +25,13 @@ def _key(store_path: Path, name: str) -> tuple[str, str]:
 
 
 def store_path(store: StoreLike) -> Path:
-    """The file of ``store`` (a Store, a path, or None for the default store)."""
-    from hpnb.core.store import Store, default_store_path
+    """The file of ``store`` (a Store, a path, a URL, or None for the default store); a server
+    store's is its local name (:attr:`~hpnb.core.store.StoreLocation.path`)."""
+    from hpnb.core.store import Store, StoreLocation
 
     if isinstance(store, Store):
         return store.path
-    return Path(store).expanduser() if store is not None else default_store_path()
+    return StoreLocation.of(store).path
 
 
 def register(search: Search) -> None:

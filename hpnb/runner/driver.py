@@ -33,7 +33,7 @@ from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.ending import TrialEnds
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.exploits import Exploits
-from hpnb.runner.lease import DriverLease
+from hpnb.runner.lease import Lease
 from hpnb.runner.pausing import Pauses
 from hpnb.runner.recovery import Recovered, adopt_legacy
 from hpnb.runner.settling import Settling
@@ -71,7 +71,7 @@ class Driver(threading.Thread):
     def __init__(self, *, objective: Callable[..., Any], spec: ExperimentSpec, experiment_id: int,
                  name: str, store: Store, executor: Executor, strategy: Strategy,
                  stopping_rule: StoppingRule, recovered: Recovered, budget: int, parallel: int | None,
-                 scale: Callable[[int], None] | None = None, lease: DriverLease | None = None,
+                 scale: Callable[[int], None] | None = None, lease: Lease | None = None,
                  on_change: Callable[[], None] = lambda: None, on_end: Callable[[], None] = lambda: None,
                  checkpoints: CheckpointLocation | None = None) -> None:
         super().__init__(name=f"hpnb-driver-{name}", daemon=True)

@@ -1,4 +1,5 @@
-"""One driver per search: an exclusive lock file held while a driver runs.
+"""One driver per search: an exclusive lock file held while a driver runs (a SQLite store; a server
+store's lock is on its server: :func:`take_driver_lease`).
 
 The lock is an OS file lock (``flock``) on ``<store dir>/locks/<experiment id>.lock``:
 two drivers of one search can never run at once, whether they would live in one
@@ -21,13 +22,26 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from hpnb.core.errors import HpnbError
+
+if TYPE_CHECKING:
+    from hpnb.core.store import Store
 
 try:
     import fcntl
 except ImportError:  # Windows: no flock; one driver per search is then not enforced
     fcntl = None  # type: ignore[assignment]
+
+
+class Lease(Protocol):
+    """What a driver holds on its search while it runs, whichever store it is."""
+
+    def release(self) -> None: ...
+
+    @property
+    def held(self) -> bool: ...
 
 
 class DriverLease:
@@ -70,6 +84,21 @@ class DriverLease:
     @property
     def held(self) -> bool:
         return self._fd is not None
+
+
+def take_driver_lease(store: Store, experiment_id: int, holder: str,
+                      label: str | None = None) -> Lease:
+    """Lock a search of ``store`` for one driver: a file lock beside a SQLite store, an advisory
+    lock on the server of a PostgreSQL store (which holds across machines).
+
+    Raises:
+        HpnbError: another driver holds it.
+    """
+    if store.location.is_server:
+        from hpnb.core.store.search_lock import ServerSearchLock
+
+        return ServerSearchLock.take(store, experiment_id, label)
+    return DriverLease.take(store.path.parent, experiment_id, holder, label)
 
 
 def _read_holder(fd: int) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hpnb.core.early_stopping.base import StoppingRule
-from hpnb.core.store import ResultRow, Store
+from hpnb.core.store import ResultRow, Store, StoreUnreachable
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.trial_output import TrialOutput
 from hpnb.runner.driven_trial import DrivenTrial
@@ -93,12 +93,28 @@ class StoreWriter:
         changed = bool(self.new_trials or self.trial_changes or self.rows or self.events
                        or self.experiment_changes or self.checkpoints or self.outputs)
         stored = {trial_id: ref for trial_id, _, ref in self.checkpoints}  # each trial's newest
-        with self.store.batch():
-            self._write_all(force_state)
+        kept = self._buffers()
+        try:
+            with self.store.batch():
+                self._write_all(force_state)
+        except StoreUnreachable:
+            # A server store's connection was cut mid-batch: nothing was written; keep it all for the
+            # next flush, whose start waits for the server to be back.
+            self._restore(kept)
+            return
         for trial_id, ref in stored.items():  # committed: the files they replace may go
             self.on_checkpoint_stored(trial_id, ref)
         if changed:
             self.on_change()
+
+    def _buffers(self) -> tuple[Any, ...]:
+        return (list(self.new_trials), {k: dict(v) for k, v in self.trial_changes.items()}, list(self.rows),
+                list(self.outputs), list(self.checkpoints), list(self.events), dict(self.experiment_changes))
+
+    def _restore(self, kept: tuple[Any, ...]) -> None:
+        (self.new_trials, self.trial_changes, self.rows, self.outputs, self.checkpoints, self.events,
+         self.experiment_changes) = kept
+        self.save_state_now = self.strategy_dirty = True
 
     def _write_all(self, force_state: bool) -> None:
         store, exp = self.store, self.experiment_id

@@ -56,6 +56,10 @@ export interface IExperimentSummary {
   limited_by?: string | null;
   /** `host:pid` of the driving process, when one ever claimed it. */
   driver?: string | null;
+  /** Who started it, `user@host` (null for searches stored before owners were kept). */
+  owner?: string | null;
+  /** `mine` (started by the server's user on its host) or `team` (a shared store's others). */
+  group?: 'mine' | 'team';
   /** Null with several objectives: they have a front. */
   best: IBest | null;
   /** What the search optimises (absent from older servers). */

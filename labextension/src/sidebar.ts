@@ -16,6 +16,7 @@ import {
   stateClass
 } from './format';
 import { goalText, outcomeText } from './objectives';
+import { groupByOwner } from './ownerGroups';
 import { element, resumeButton, showResumeDialog } from './resume';
 import { canCompare, toggle } from './selection';
 
@@ -99,6 +100,9 @@ function experimentItem(
     outcome,
     element('span', 'hpnb-experiment-age', `${experiment.strategy} · ${formatAge(experiment.updated, now)}`)
   );
+  if (experiment.group === 'team' && experiment.owner) {
+    details.append(element('span', 'hpnb-experiment-owner', experiment.owner));
+  }
   item.append(head, bar, details);
   return item;
 }
@@ -203,11 +207,10 @@ export class ExperimentsSidebar extends Widget {
         this.stopping.delete(experiment.name);
       }
     }
-    this.list.replaceChildren(
-      ...shown.map(experiment =>
-        experimentItem(experiment, now, this.stopping.has(experiment.name), this.checked.includes(experiment.name))
-      )
-    );
+    const item = (experiment: IExperimentSummary): HTMLLIElement =>
+      experimentItem(experiment, now, this.stopping.has(experiment.name), this.checked.includes(experiment.name));
+    const heading = (text: string): HTMLLIElement => element('li', 'hpnb-group-heading', text);
+    this.list.replaceChildren(...groupByOwner(shown, item, heading));
     const known = new Set(this.experiments.map(experiment => experiment.name));
     this.checked.splice(0, this.checked.length, ...this.checked.filter(name => known.has(name)));
     this.compareButton.disabled = !canCompare(this.checked.length);

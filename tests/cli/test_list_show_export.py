@@ -3,6 +3,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import subprocess
 import sys
 import time
@@ -12,7 +13,8 @@ import pandas as pd
 import pytest
 
 from hpnb.cli import COMMANDS
-from hpnb.core.store import ResultRow, Store
+from hpnb.core.store import ResultRow, Store, current_owner
+from tests.postgres import TestServer
 
 TRACEBACK = (
     "Traceback (most recent call last):\n"
@@ -30,10 +32,10 @@ MAIN = (
 )
 
 
-def hpnb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", MAIN, *args], capture_output=True, text=True, timeout=120, cwd=cwd
-    )
+def hpnb(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+         ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", MAIN, *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd, env=None if env is None else {**os.environ, **env})
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +75,32 @@ def test_list_shows_every_experiment(store_path: Path) -> None:
     done = hpnb("list", "--store", str(store_path))
     assert done.returncode == 0, done.stderr
     header, *rows = done.stdout.splitlines()
-    assert header.split() == ["name", "state", "strategy", "progress", "best", "created"]
-    assert [row.split()[:5] for row in rows] == [
-        ["tiny", "COMPLETED", "grid", "0/1", "-"],
-        ["mlp-lr", "RUNNING", "random", "11/12", "0.51"],
+    assert header.split() == ["name", "owner", "state", "strategy", "progress", "best", "created"]
+    assert [row.split()[:6] for row in rows] == [
+        ["tiny", current_owner(), "COMPLETED", "grid", "0/1", "-"],
+        ["mlp-lr", current_owner(), "RUNNING", "random", "11/12", "0.51"],
     ]
+
+
+def test_list_of_a_team_store_shows_mine_then_the_teams_with_no_password(
+    postgres_server: TestServer, tmp_path: Path
+) -> None:
+    url = postgres_server.create_database()
+    with Store(url) as store:
+        for name, owner in (("theirs", "bob@gpu-7"), ("mine", None), ("also-theirs", "eve@lab")):
+            store.create_experiment(name, {}, metric="m", mode="min", strategy="random", budget=2,
+                                    parallel=1, owner=owner)
+    secret = url.replace("postgres@", "postgres:not-needed@")  # trust auth: any password is let in
+    done = hpnb("list", "--store", secret)
+    assert done.returncode == 0, done.stderr
+    lines = [line.split()[:2] for line in done.stdout.splitlines()]
+    assert lines == [["mine:"], ["name", "owner"], ["mine", current_owner()], ["the", "team's:"],
+                     ["name", "owner"], ["also-theirs", "eve@lab"], ["theirs", "bob@gpu-7"]]
+    assert "not-needed" not in done.stdout + done.stderr
+    as_json = json.loads(hpnb("list", "--json", env={"HPNB_STORE": secret}).stdout)
+    assert [(s["name"], s["owner"], s["group"]) for s in as_json] == [
+        ("also-theirs", "eve@lab", "team"), ("mine", current_owner(), "mine"),
+        ("theirs", "bob@gpu-7", "team")]
 
 
 def test_list_of_a_missing_store_is_empty_and_creates_nothing(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from hpnb.core.frames import (
     leaderboard,
     results_frame,
 )
-from hpnb.core.store import ExperimentRecord, ResultRow, Store
+from hpnb.core.store import ExperimentRecord, ResultRow, Store, current_owner
 from hpnb.core.summary import best_trial, store_summaries
 
 TRACEBACK = (
@@ -165,6 +165,7 @@ def test_experiments_frame(stored: tuple[Store, ExperimentRecord]) -> None:
     frame = experiments_frame(store_summaries(store, time.time()))
     assert frame.to_dict("list") == {
         "name": ["fresh", "exp"],
+        "owner": [current_owner()] * 2,
         "state": ["CREATED", "CREATED"],
         "strategy": ["tpe", "grid"],
         "progress": ["0/8", "3/4"],

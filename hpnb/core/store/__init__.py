@@ -1,4 +1,5 @@
-"""The local experiment store (SQLite): experiments, trials, results, checkpoint references, events.
+"""The experiment store (a SQLite file, or a PostgreSQL database named by a URL): experiments, trials,
+results, checkpoint references, events, commands.
 
 Example:
     >>> from hpnb.core.store import Store, default_store_path
@@ -9,7 +10,8 @@ Example:
 from __future__ import annotations
 
 from hpnb.core.store.base import CLEAR
-from hpnb.core.store.connection import default_store_path
+from hpnb.core.store.location import StoreLocation, default_store_path, is_server_url, mask_url
+from hpnb.core.store.owners import current_owner
 from hpnb.core.store.records import (
     ExperimentRecord,
     ResultRow,
@@ -24,6 +26,7 @@ from hpnb.core.store.store_errors import (
     StoreBusy,
     StoreDamaged,
     StoreError,
+    StoreUnreachable,
     StoreVersionError,
     UnknownExperiment,
     UnknownTrial,
@@ -40,10 +43,15 @@ __all__ = [
     "StoreBusy",
     "StoreDamaged",
     "StoreError",
+    "StoreLocation",
+    "StoreUnreachable",
     "StoreVersionError",
     "TrialRecord",
     "UnknownExperiment",
     "UnknownTrial",
+    "current_owner",
     "default_store_path",
+    "is_server_url",
+    "mask_url",
     "validate_name",
 ]

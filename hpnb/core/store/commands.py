@@ -21,13 +21,15 @@ Example:
 
 from __future__ import annotations
 
-import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hpnb.core.errors import HpnbError
 from hpnb.core.store import codec
 from hpnb.core.store.base import StoreBase
+from hpnb.core.store.dialect import Connection
 from hpnb.core.store.store_errors import StoreError
 
 #: what a command may ask; all but ``stop`` carry a number (a trial id or a count).
@@ -90,7 +92,7 @@ class CommandRecord:
         return self.state == PENDING
 
 
-def _record(row: sqlite3.Row) -> CommandRecord:
+def _record(row: Sequence[Any]) -> CommandRecord:
     return CommandRecord(*row)
 
 
@@ -110,34 +112,35 @@ class CommandStore(StoreBase):
         values = (experiment_id, kind, None if value is None else codec.integer(value, "value"),
                   codec.text(source, "source"), time.time(), PENDING)
 
-        def work(conn: sqlite3.Connection) -> int:
+        def work(conn: Connection) -> int:
             if conn.execute("SELECT 1 FROM experiments WHERE id = ?", (experiment_id,)).fetchone() is None:
-                raise StoreError(f"no experiment with id {experiment_id} in {self.path}")
+                raise StoreError(f"no experiment with id {experiment_id} in {self.location}")
             cursor = conn.execute("INSERT INTO commands (experiment_id, kind, value, source, created, state)"
-                                  " VALUES (?, ?, ?, ?, ?, ?)", values)
+                                  " VALUES (?, ?, ?, ?, ?, ?) RETURNING id", values)
+            command_id = int(cursor.fetchone()[0])
             if kind == "stop":
                 conn.execute("UPDATE experiments SET stop_requested = 1, updated = ? WHERE id = ?",
                              (values[4], experiment_id))
-            return int(cursor.lastrowid or 0)
+            return command_id
 
         return self.command(self._write_always(work, "send a command"))
 
     def command(self, command_id: int) -> CommandRecord:
         """The command ``command_id`` as stored now (its answer once the driver gave one)."""
 
-        def work(conn: sqlite3.Connection) -> CommandRecord | None:
+        def work(conn: Connection) -> CommandRecord | None:
             row = conn.execute(f"SELECT {_COLUMNS} FROM commands WHERE id = ?", (command_id,)).fetchone()
             return None if row is None else _record(row)
 
         found = self._read(work, None)
         if found is None:
-            raise StoreError(f"no command with id {command_id} in {self.path}")
+            raise StoreError(f"no command with id {command_id} in {self.location}")
         return found
 
     def pending_commands(self, experiment_id: int) -> list[CommandRecord]:
         """The search's commands not answered yet, oldest first."""
 
-        def work(conn: sqlite3.Connection) -> list[CommandRecord]:
+        def work(conn: Connection) -> list[CommandRecord]:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM commands WHERE experiment_id = ? AND state = ?"
                                 " ORDER BY id", (experiment_id, PENDING))
             return [_record(row) for row in rows]
@@ -151,7 +154,7 @@ class CommandStore(StoreBase):
             raise StoreError(f"answer: {state!r} is not allowed; allowed: {DONE}, {REFUSED}")
         values = (state, codec.text(reply, "reply"), time.time(), command_id, PENDING)
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             conn.execute("UPDATE commands SET state = ?, reply = ?, answered = ? WHERE id = ? AND state = ?",
                          values)
 
@@ -163,7 +166,7 @@ class CommandStore(StoreBase):
         values = (REFUSED, codec.text(reply, "reply"), time.time(), experiment_id, PENDING,
                   float("inf") if before is None else codec.real(before, "before"))
 
-        def work(conn: sqlite3.Connection) -> int:
+        def work(conn: Connection) -> int:
             return int(conn.execute("UPDATE commands SET state = ?, reply = ?, answered = ?"
                                     " WHERE experiment_id = ? AND state = ? AND created < ?",
                                     values).rowcount)

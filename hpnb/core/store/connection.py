@@ -1,13 +1,15 @@
-"""Where the store lives, how its SQLite connections are opened, and retrying when it is busy.
+"""Transactions, and retrying them while a store is busy or its server away.
 
-Several processes may use one store file at once (two searches, the line
-magic, the JupyterLab sidebar). The file is in WAL mode, so readers never
-wait for writers; writers take the write lock up front (``BEGIN IMMEDIATE``),
-wait up to ``busy_timeout`` for it inside SQLite, and on top of that a whole
-transaction is retried with back-off while SQLite still reports the file as
-locked, so "database is locked" does not reach the user.
+A store file's writers wait up to ``busy_timeout`` for its lock inside SQLite (see
+:mod:`hpnb.core.store.sqlite_dialect`); on top of that a whole transaction is retried with
+back-off while SQLite still reports the file as locked, so "database is locked" does not
+reach the user.
 
-Every statement the store runs goes through :func:`retry_when_busy`, which is
+A PostgreSQL store is retried the same way (see :mod:`hpnb.core.store.postgres`), and a lost
+connection to its server is opened again and the transaction retried, for as long as a lock
+would be: a server restarted in the middle of a search costs a wait, not a write.
+
+Every statement the store runs goes through :func:`retrying`, which is
 also where SQLite's "file is not a database" and "database disk image is
 malformed" become one :class:`~hpnb.core.store.store_errors.StoreDamaged` naming the
 file and what to do; damage can surface at opening or only later, when a query
@@ -16,16 +18,14 @@ reads a corrupt page.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
-import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import TypeVar
 
-from hpnb.core.store.store_errors import StoreBusy, StoreDamaged, StoreError
+from hpnb.core.store.dialect import Connection, Dialect
+from hpnb.core.store.location import StoreLocation, default_store_path
+from hpnb.core.store.store_errors import StoreBusy, StoreDamaged, StoreError, StoreUnreachable
 
 T = TypeVar("T")
 
@@ -33,116 +33,78 @@ T = TypeVar("T")
 DEFAULT_BUSY_TIMEOUT = 30.0
 #: seconds a transaction is retried (after SQLite gave up waiting) before StoreBusy is raised.
 DEFAULT_RETRY_PERIOD = 120.0
-#: SQLite's result codes for a file that is not a database (NOTADB) or has a corrupt page (CORRUPT).
-_DAMAGE_CODES = (26, 11)
+
+__all__ = ["default_store_path", "in_transaction", "retrying", "rollback"]
 
 
-def default_store_path() -> Path:
-    """The store every notebook shares: ``$HPNB_HOME/hpnb.sqlite`` (``HPNB_HOME`` defaults to ``~/.hpnb``).
+def _damaged(where: StoreLocation, err: Exception) -> StoreError:
+    if where.is_server:
+        return StoreError(f"the store {where} reports damaged data ({err}); ask its administrator")
+    return StoreDamaged(where.path, err)
 
-    Example:
-        >>> default_store_path().name
-        'hpnb.sqlite'
+
+def retrying(action: Callable[[], T], dialect: Dialect, period: float, where: StoreLocation,
+             reconnect: Callable[[], None] | None = None) -> T:
+    """Run ``action`` until it does not fail with a lock error or a lost connection, for at most
+    ``period`` seconds.
+
+    A lost connection (a server restarted, a network cut) calls ``reconnect`` (which drops the
+    connection, so that the next attempt opens a new one) and is retried like a lock; the
+    server not answering the new connection yet is retried too. A damaged file or database
+    raises at once.
     """
-    home = os.environ.get("HPNB_HOME") or "~/.hpnb"
-    return Path(home).expanduser() / "hpnb.sqlite"
-
-
-def open_writable(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """A connection that may write; creates the file and its directory if needed."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-    except (OSError, sqlite3.Error) as err:
-        raise StoreError(f"cannot open the store {path} for writing: {err}") from err
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        retry_when_busy(lambda: conn.execute("PRAGMA journal_mode = WAL"), DEFAULT_RETRY_PERIOD, path)
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-    except sqlite3.Error as err:
-        conn.close()
-        raise StoreError(f"cannot open the store {path} for writing: {err}") from err
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
-def open_readonly(path: Path, busy_timeout: float) -> sqlite3.Connection:
-    """A connection that cannot write (SQLite refuses any write through it)."""
-    uri = path.resolve().as_uri() + "?mode=ro"
-    try:
-        conn = sqlite3.connect(
-            uri, uri=True, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-        )
-        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-    except sqlite3.Error as err:
-        raise StoreError(f"cannot open the store {path} for reading: {err}") from err
-    return conn
-
-
-def is_busy(err: sqlite3.Error) -> bool:
-    """Whether ``err`` means another connection holds a lock (worth retrying)."""
-    text = str(err).lower()
-    return isinstance(err, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
-
-
-def is_damaged(err: sqlite3.Error) -> bool:
-    """Whether ``err`` means the file is not an SQLite database or a page of it is corrupt."""
-    code = getattr(err, "sqlite_errorcode", None)  # Python >= 3.11
-    if code is not None:
-        return code & 0xFF in _DAMAGE_CODES
-    text = str(err).lower()
-    return "not a database" in text or "malformed" in text
-
-
-@contextlib.contextmanager
-def reporting_damage(path: Path) -> Iterator[None]:
-    """Turn an SQLite error meaning the file is damaged into :class:`StoreDamaged` naming ``path``."""
-    try:
-        yield
-    except sqlite3.Error as err:
-        if is_damaged(err):
-            raise StoreDamaged(path, err) from err
-        raise
-
-
-def retry_when_busy(action: Callable[[], T], period: float, path: Path) -> T:
-    """Run ``action`` until it does not fail with a lock error, for at most ``period`` seconds.
-
-    A damaged file raises :class:`StoreDamaged` at once (see :func:`reporting_damage`).
-    """
-    with reporting_damage(path):
-        return _retry_busy(action, period, path)
-
-
-def _retry_busy(action: Callable[[], T], period: float, path: Path) -> T:
     deadline = time.monotonic() + period
     pause = 0.005
     while True:
         try:
             return action()
-        except sqlite3.OperationalError as err:
-            if not is_busy(err):
+        except StoreUnreachable as err:
+            if reconnect is None or time.monotonic() + pause > deadline:
                 raise
-            if time.monotonic() + pause > deadline:
-                raise StoreBusy(
-                    f"the store {path} stayed locked by another process for {period:.0f} s; "
-                    "is a process stuck while writing to it?"
-                ) from err
+            problem: Exception = err
+            lost = True
+        except dialect.error as err:
+            if dialect.is_damaged(err):
+                raise _damaged(where, err) from err
+            lost = dialect.is_lost(err)
+            if not (lost and reconnect is not None) and not dialect.is_busy(err):
+                raise
+            if lost and reconnect is not None:
+                reconnect()
+            problem = err
+        if time.monotonic() + pause > deadline:
+            raise _gave_up(where, period, problem, lost) from problem
         time.sleep(pause * (1.0 + random.random()))
         pause = min(pause * 2.0, 0.5)
 
 
-def in_transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+def _gave_up(where: StoreLocation, period: float, err: Exception, lost: bool) -> StoreError:
+    if lost:
+        return StoreUnreachable(f"the store {where} could not be reached for {period:.0f} s "
+                                f"({type(err).__name__}); is its server running?")
+    return StoreBusy(f"the store {where} stayed locked by another process for {period:.0f} s; "
+                     "is a process stuck while writing to it?")
+
+
+def in_transaction(conn: Connection, dialect: Dialect, work: Callable[[Connection], T]) -> T:
     """Run ``work`` in one write transaction: all of it is committed, or none of it."""
-    conn.execute("BEGIN IMMEDIATE")
     try:
+        dialect.begin(conn)  # may fail half-way on PostgreSQL: BEGIN done, the lock not taken
         result = work(conn)
         conn.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+        rollback(conn, dialect)
         raise
     return result
+
+
+def rollback(conn: Connection, dialect: Dialect) -> None:
+    """Roll back an open transaction; a connection lost meanwhile has nothing left to roll back."""
+    if not conn.in_transaction:
+        return
+    try:
+        conn.execute("ROLLBACK")
+    except dialect.error as err:
+        if not dialect.is_lost(err):
+            raise
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -165,24 +165,31 @@ def _select(record: type, table: str, renamed: dict[str, str]) -> str:
     return f"SELECT {', '.join(renamed.get(f.name, f.name) for f in fields(record))} FROM {table}"
 
 
-def _field_values(row: sqlite3.Row, record: type, renamed: dict[str, str]) -> dict[str, Any]:
-    """The fields of ``record`` read from ``row``, JSON decoded."""
-    values = {f.name: row[renamed.get(f.name, f.name)] for f in fields(record)}
-    return {name: codec.loads(value) if name in _JSON_FIELDS else value for name, value in values.items()}
+def _decoders(record: type) -> tuple[tuple[str, bool], ...]:
+    """Each field of ``record`` in order, and whether its column holds JSON (worked out once)."""
+    return tuple((f.name, f.name in _JSON_FIELDS) for f in fields(record))
+
+
+def _field_values(row: Sequence[Any], decoders: tuple[tuple[str, bool], ...]) -> dict[str, Any]:
+    """The fields read from ``row`` (a row of a ``_select``, in field order), JSON decoded."""
+    return {name: codec.loads(value) if is_json else value
+            for (name, is_json), value in zip(decoders, row, strict=True)}
 
 
 EXPERIMENT_SELECT = _select(ExperimentRecord, "experiments", {})
+_EXPERIMENT_DECODERS = _decoders(ExperimentRecord)
 
 
-def experiment_from_row(row: sqlite3.Row) -> ExperimentRecord:
+def experiment_from_row(row: Sequence[Any]) -> ExperimentRecord:
     """The record of one row of :data:`EXPERIMENT_SELECT`."""
-    values = _field_values(row, ExperimentRecord, {})
+    values = _field_values(row, _EXPERIMENT_DECODERS)
     return ExperimentRecord(**values | {"stop_requested": bool(values["stop_requested"])})
 
 
 TRIAL_SELECT = _select(TrialRecord, "trials", _TRIAL_COLUMN_NAMES)
+_TRIAL_DECODERS = _decoders(TrialRecord)
 
 
-def trial_from_row(row: sqlite3.Row) -> TrialRecord:
+def trial_from_row(row: Sequence[Any]) -> TrialRecord:
     """The record of one row of :data:`TRIAL_SELECT`."""
-    return TrialRecord(**_field_values(row, TrialRecord, _TRIAL_COLUMN_NAMES))
+    return TrialRecord(**_field_values(row, _TRIAL_DECODERS))

@@ -1,15 +1,17 @@
 """The store's tables and the migrations that build and upgrade them.
 
-``MIGRATIONS[i]`` takes a file from schema version ``i`` to ``i + 1``; the
-version is kept in ``PRAGMA user_version``. A new file runs every step; an
-older file runs the steps it misses, in one transaction. Steps are never
-edited once released: a change to the schema is a new step at the end.
+``MIGRATIONS[i]`` takes a store from schema version ``i`` to ``i + 1``. A new
+store runs every step; an older one runs the steps it misses, in one
+transaction. Steps are never edited once released: a change to the schema is a
+new step at the end. The steps are written in SQLite's words; a
+:class:`~hpnb.core.store.dialect.Dialect` turns each into its database's (column
+types, the ``rowid`` PostgreSQL lacks) and records the version (SQLite's
+``PRAGMA user_version``, a one-row ``hpnb_schema`` table on PostgreSQL).
 """
 
 from __future__ import annotations
 
-import sqlite3
-
+from hpnb.core.store.dialect import Connection, Dialect
 from hpnb.core.store.store_errors import StoreVersionError
 
 _VERSION_1 = (
@@ -124,32 +126,29 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (_VERSION_1, _VERSION_2, _VERSION_3, _
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def schema_version(conn: sqlite3.Connection) -> int:
-    """The schema version recorded in the open file (0 for a new, empty file)."""
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
 def check_not_newer(version: int, path: object) -> None:
     """Raise :class:`StoreVersionError` if the file was written by a newer hpnb."""
     if version > SCHEMA_VERSION:
         raise StoreVersionError(
             f"the store {path} has schema version {version}, but this hpnb understands versions up to "
-            f"{SCHEMA_VERSION}; upgrade hpnb (pip install -U hpnb) or point HPNB_HOME at another directory"
+            f"{SCHEMA_VERSION}; upgrade hpnb (pip install -U hpnb) or name another store (HPNB_STORE, "
+            "HPNB_HOME)"
         )
 
 
-def migrate(conn: sqlite3.Connection, path: object) -> int:
-    """Bring the file up to :data:`SCHEMA_VERSION`; returns the version it had.
+def migrate(conn: Connection, dialect: Dialect, where: object) -> int:
+    """Bring the store up to :data:`SCHEMA_VERSION`; returns the version it had.
 
-    Must run inside a write transaction (``BEGIN IMMEDIATE``) so that two
-    processes opening a new file at once do not both create the tables.
+    Must run inside a write transaction (the dialect's ``begin``) so that two
+    processes opening a new store at once do not both create the tables.
     """
-    found = schema_version(conn)
-    check_not_newer(found, path)
+    dialect.lock_store(conn)
+    found = dialect.schema_version(conn)
+    check_not_newer(found, where)
     for steps in MIGRATIONS[found:]:
         for statement in steps:
-            conn.execute(statement)
+            for translated in dialect.ddl(statement):
+                conn.execute(translated)
     if found != SCHEMA_VERSION:
-        # PRAGMA takes no placeholders; the value is a constant of this module.
-        conn.execute(f"PRAGMA user_version = {int(SCHEMA_VERSION)}")
+        dialect.record_version(conn, SCHEMA_VERSION)
     return found

@@ -1,14 +1,16 @@
-"""The experiment store: one SQLite file shared by every notebook, the CLI and the sidebar."""
+"""The experiment store: one SQLite file or PostgreSQL database shared by every notebook, the CLI and
+the sidebar."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from typing import Any
 
 from hpnb.core.store import codec
 from hpnb.core.store.base import CLEAR
 from hpnb.core.store.commands import CommandRecord, CommandStore
+from hpnb.core.store.dialect import Connection
+from hpnb.core.store.owners import current_owner
 from hpnb.core.store.records import (
     EXPERIMENT_COLUMNS,
     EXPERIMENT_SELECT,
@@ -21,18 +23,18 @@ from hpnb.core.store.records import (
 )
 from hpnb.core.store.store_errors import NameTaken, StoreError
 from hpnb.core.store.trial_logs import TrialLogStore
-from hpnb.core.store.trials import TrialStore
+from hpnb.core.store.trials import TrialStore, delete_results
 from hpnb.core.trial import ExperimentState
 
 
 class Store(TrialStore, TrialLogStore, CommandStore):
     """Experiments, trials, results, trial output, checkpoint references, events and commands in one
-    SQLite file.
+    SQLite file or one PostgreSQL database.
 
     A store may be shared between threads (one lock serialises its connection);
     several processes may use one file at once. Each write method is one transaction.
 
-    Its arguments (the file, read-only, the busy timeout) are those of
+    Its arguments (the file or URL, read-only, the busy timeout) are those of
     :class:`~hpnb.core.store.base.StoreBase`.
 
     Example:
@@ -62,8 +64,12 @@ class Store(TrialStore, TrialLogStore, CommandStore):
         budget: int,
         parallel: int | None,
         overwrite: bool = False,
+        owner: str | None = None,
     ) -> ExperimentRecord:
-        """Record a new experiment in state CREATED; :class:`NameTaken` if the name is used."""
+        """Record a new experiment in state CREATED; :class:`NameTaken` if the name is used.
+
+        ``owner`` (who started it) defaults to :func:`~hpnb.core.store.owners.current_owner`.
+        """
         validate_name(name)
         values = (
             codec.dumps(codec.mapping(spec, "spec"), "spec"),
@@ -73,20 +79,25 @@ class Store(TrialStore, TrialLogStore, CommandStore):
             self._nonempty(metric, "metric"),
             validate_choice(mode, MODES, "mode"),
             self._nonempty(strategy, "strategy"),
+            current_owner() if owner is None else self._nonempty(owner, "owner"),
         )
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             old = conn.execute("SELECT id FROM experiments WHERE name = ?", (name,)).fetchone()
             if old is not None:
                 if not overwrite:
                     raise NameTaken(name, self.path)
+                delete_results(conn, "id = ?", old[0])
                 conn.execute("DELETE FROM experiments WHERE id = ?", (old[0],))
             now = time.time()
-            conn.execute(
-                "INSERT INTO experiments (name, spec, source, budget, parallel, metric, mode, strategy,"
-                " state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, *values, ExperimentState.CREATED.value, now, now),
-            )
+            try:
+                conn.execute(
+                    "INSERT INTO experiments (name, spec, source, budget, parallel, metric, mode, strategy,"
+                    " owner, state, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, *values, ExperimentState.CREATED.value, now, now),
+                )
+            except self._dialect.integrity_error as err:  # another process took the name meanwhile
+                raise NameTaken(name, self.location) from err
 
         self._write(work, "create an experiment")
         return self.experiment(name)
@@ -100,7 +111,7 @@ class Store(TrialStore, TrialLogStore, CommandStore):
     def find_experiment(self, name: str) -> ExperimentRecord | None:
         """The experiment called ``name``, or None."""
 
-        def work(conn: sqlite3.Connection) -> ExperimentRecord | None:
+        def work(conn: Connection) -> ExperimentRecord | None:
             row = conn.execute(EXPERIMENT_SELECT + " WHERE name = ?", (name,)).fetchone()
             return None if row is None else experiment_from_row(row)
 
@@ -116,19 +127,19 @@ class Store(TrialStore, TrialLogStore, CommandStore):
     def experiment_with_id(self, experiment_id: int) -> ExperimentRecord:
         """The experiment with this id; :class:`StoreError` if there is none."""
 
-        def work(conn: sqlite3.Connection) -> ExperimentRecord | None:
+        def work(conn: Connection) -> ExperimentRecord | None:
             row = conn.execute(EXPERIMENT_SELECT + " WHERE id = ?", (experiment_id,)).fetchone()
             return None if row is None else experiment_from_row(row)
 
         found = self._read(work, None)
         if found is None:
-            raise StoreError(f"no experiment with id {experiment_id} in {self.path}")
+            raise StoreError(f"no experiment with id {experiment_id} in {self.location}")
         return found
 
     def experiments(self) -> list[ExperimentRecord]:
         """Every experiment, newest first."""
 
-        def work(conn: sqlite3.Connection) -> list[ExperimentRecord]:
+        def work(conn: Connection) -> list[ExperimentRecord]:
             rows = conn.execute(EXPERIMENT_SELECT + " ORDER BY created DESC, id DESC")
             return [experiment_from_row(row) for row in rows]
 
@@ -179,7 +190,8 @@ class Store(TrialStore, TrialLogStore, CommandStore):
     def delete_experiment(self, name: str) -> None:
         """Delete the experiment with its trials, results and events."""
 
-        def work(conn: sqlite3.Connection) -> int:
+        def work(conn: Connection) -> int:
+            delete_results(conn, "name = ?", name)
             return conn.execute("DELETE FROM experiments WHERE name = ?", (name,)).rowcount
 
         if self._write(work, "delete an experiment") == 0:

@@ -88,3 +88,7 @@ def _move_aside(path: Path) -> str:
         new = old.with_name(path.name + ".bak" + old.name[len(path.name) :])
         moves.append(f"mv {shlex.quote(str(old))} {shlex.quote(str(new))}")
     return " && ".join(moves)
+
+
+class StoreUnreachable(StoreError):
+    """The store's server cannot be reached, or refused the connection (the message says why)."""

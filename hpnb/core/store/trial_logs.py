@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from hpnb.core.store import codec
 from hpnb.core.store.base import StoreBase
+from hpnb.core.store.dialect import Connection
 from hpnb.core.store.store_errors import StoreError
 from hpnb.core.trial_output import TrialOutput
 
@@ -40,8 +40,8 @@ class TrialLogStore(StoreBase):
             experiment_id,
             codec.count(trial_id, "trial_id", 0),
             codec.count(clean.attempt, "attempt", 0),
-            clean.stdout,
-            clean.stderr,
+            _printable(clean.stdout),
+            _printable(clean.stderr),
             clean.stdout_bytes,
             clean.stderr_bytes,
             codec.text(clean.worker, "worker"),
@@ -51,10 +51,10 @@ class TrialLogStore(StoreBase):
             time.time(),
         )
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             try:
                 conn.execute(_UPSERT, values)
-            except sqlite3.IntegrityError as err:
+            except self._dialect.integrity_error as err:
                 raise StoreError(f"cannot keep the output of trial {trial_id}: experiment id "
                                  f"{experiment_id} or its trial does not exist") from err
 
@@ -63,7 +63,7 @@ class TrialLogStore(StoreBase):
     def trial_output(self, experiment_id: int, trial_id: int) -> TrialOutput | None:
         """The kept output of one trial, or None when none was kept."""
 
-        def work(conn: sqlite3.Connection) -> TrialOutput | None:
+        def work(conn: Connection) -> TrialOutput | None:
             row = conn.execute(_SELECT, (experiment_id, trial_id)).fetchone()
             if row is None:
                 return None
@@ -76,7 +76,7 @@ class TrialLogStore(StoreBase):
     def trial_id_range(self, experiment_id: int) -> tuple[int, int, int] | None:
         """``(lowest id, highest id, count)`` of the experiment's trials, or None without trials."""
 
-        def work(conn: sqlite3.Connection) -> tuple[int, int, int] | None:
+        def work(conn: Connection) -> tuple[int, int, int] | None:
             low, high, count = conn.execute(
                 "SELECT MIN(trial_id), MAX(trial_id), COUNT(*) FROM trials WHERE experiment_id = ?",
                 (experiment_id,),
@@ -84,3 +84,8 @@ class TrialLogStore(StoreBase):
             return None if not count else (int(low), int(high), int(count))
 
         return self._read(work, None)
+
+
+def _printable(text: str) -> str:
+    # A NUL a trial printed cannot be kept in PostgreSQL's text; it is shown as U+FFFD on both.
+    return text.replace("\x00", "\ufffd")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from hpnb.core.store import codec
 from hpnb.core.store.base import StoreBase
+from hpnb.core.store.dialect import Connection
 from hpnb.core.store.records import (
     TRIAL_COLUMNS,
     TRIAL_SELECT,
@@ -21,9 +21,13 @@ from hpnb.core.store.store_errors import StoreError, UnknownTrial
 from hpnb.core.trial import TrialState
 
 _RESULT_SELECT = "SELECT trial_id, seq, step, time, value, metrics FROM results"
+_RESULT_COLUMNS = (("experiment_id", "int"), ("trial_id", "int"), ("seq", "int"), ("step", "int"),
+                   ("time", "real"), ("value", "real"), ("metrics", "text"))
+#: a LIMIT that limits nothing (both databases take it; PostgreSQL refuses SQLite's -1)
+_NO_LIMIT = 2**62
 
 
-def _result_from_row(row: sqlite3.Row) -> ResultRow:
+def _result_from_row(row: Sequence[Any]) -> ResultRow:
     return ResultRow(row[0], row[1], row[2], row[3], row[4], codec.loads(row[5]))
 
 
@@ -42,8 +46,24 @@ def _result_values(experiment_id: int, row: ResultRow) -> tuple[Any, ...]:
     )
 
 
-def _integrity_error(err: sqlite3.IntegrityError, experiment_id: int, what: str) -> StoreError:
-    if "FOREIGN KEY" in str(err):
+def delete_results(conn: Connection, where: str, key: object) -> None:
+    """Delete the results of the experiment matching ``where`` (a constant of the store)."""
+    # A server store's results have no foreign key (see postgres.py): nothing cascades to them.
+    conn.execute(f"DELETE FROM results WHERE experiment_id IN (SELECT id FROM experiments WHERE {where})",
+                 (key,))
+
+
+def _missing_trials(conn: Connection, experiment_id: int, trial_ids: set[int]) -> list[int]:
+    """Which of ``trial_ids`` the experiment does not have."""
+    ids = sorted(trial_ids)
+    found = conn.execute(f"SELECT trial_id FROM trials WHERE experiment_id = ? AND trial_id IN "
+                         f"({', '.join('?' * len(ids))})", (experiment_id, *ids)).fetchall()
+    return sorted(trial_ids - {row[0] for row in found})
+
+
+def _integrity_error(violation: str, err: Exception, experiment_id: int, what: str) -> StoreError:
+    """The store error for a broken constraint (``violation``: the dialect's name for it)."""
+    if violation == "foreign key":
         return StoreError(f"cannot {what}: experiment id {experiment_id} or its trial does not exist")
     return StoreError(f"cannot {what}: {err}")
 
@@ -71,19 +91,20 @@ class TrialStore(StoreBase):
             codec.integer(parent, "parent"),
         )
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             try:
                 conn.execute(
                     "INSERT INTO trials (experiment_id, trial_id, params, state, parent)"
                     " VALUES (?, ?, ?, ?, ?)",
                     values,
                 )
-            except sqlite3.IntegrityError as err:
-                if "UNIQUE" in str(err):
+            except self._dialect.integrity_error as err:
+                violation = self._dialect.violation(err)
+                if violation == "unique":
                     raise StoreError(
                         f"trial {trial_id} already exists in experiment id {experiment_id}"
                     ) from err
-                raise _integrity_error(err, experiment_id, f"add trial {trial_id}") from err
+                raise _integrity_error(violation, err, experiment_id, f"add trial {trial_id}") from err
 
         self._write(work, "add a trial")
 
@@ -115,7 +136,7 @@ class TrialStore(StoreBase):
     def trials(self, experiment_id: int) -> list[TrialRecord]:
         """The experiment's trials, by trial id."""
 
-        def work(conn: sqlite3.Connection) -> list[TrialRecord]:
+        def work(conn: Connection) -> list[TrialRecord]:
             rows = conn.execute(TRIAL_SELECT + " WHERE experiment_id = ? ORDER BY trial_id", (experiment_id,))
             return [trial_from_row(row) for row in rows]
 
@@ -124,7 +145,7 @@ class TrialStore(StoreBase):
     def trial(self, experiment_id: int, trial_id: int) -> TrialRecord:
         """One trial; :class:`UnknownTrial` if there is none."""
 
-        def work(conn: sqlite3.Connection) -> TrialRecord | None:
+        def work(conn: Connection) -> TrialRecord | None:
             row = conn.execute(
                 TRIAL_SELECT + " WHERE experiment_id = ? AND trial_id = ?", (experiment_id, trial_id)
             ).fetchone()
@@ -132,7 +153,7 @@ class TrialStore(StoreBase):
 
         found = self._read(work, None)
         if found is None:
-            raise UnknownTrial(f"no trial {trial_id} in experiment id {experiment_id} of {self.path}")
+            raise UnknownTrial(f"no trial {trial_id} in experiment id {experiment_id} of {self.location}")
         return found
 
     def set_checkpoint(self, experiment_id: int, trial_id: int, step: int | None, ref: str) -> None:
@@ -159,17 +180,19 @@ class TrialStore(StoreBase):
         if not values:
             return 0
 
-        def work(conn: sqlite3.Connection) -> int:
-            before = conn.total_changes
+        trial_ids = {value[1] for value in values}
+
+        def work(conn: Connection) -> int:
+            self._dialect.lock_search(conn, experiment_id)  # rowids in the order of commits
+            missing = _missing_trials(conn, experiment_id, trial_ids)
+            if missing:
+                raise StoreError(f"cannot add results: experiment id {experiment_id} or its trial "
+                                 f"{', '.join(map(str, missing))} does not exist")
             try:
-                conn.executemany(
-                    "INSERT OR IGNORE INTO results (experiment_id, trial_id, seq, step, time, value, metrics)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    values,
-                )
-            except sqlite3.IntegrityError as err:
-                raise _integrity_error(err, experiment_id, "add results") from err
-            return conn.total_changes - before
+                return self._dialect.insert_rows(conn, "results", _RESULT_COLUMNS, values, True)
+            except self._dialect.integrity_error as err:
+                violation = self._dialect.violation(err)
+                raise _integrity_error(violation, err, experiment_id, "add results") from err
 
         return self._write(work, "add results")
 
@@ -196,7 +219,7 @@ class TrialStore(StoreBase):
             sql += " LIMIT ?"
             params.append(codec.count(limit, "limit", 0))
 
-        def work(conn: sqlite3.Connection) -> list[ResultRow]:
+        def work(conn: Connection) -> list[ResultRow]:
             return [_result_from_row(row) for row in conn.execute(sql, params)]
 
         return self._read(work, [])
@@ -212,9 +235,9 @@ class TrialStore(StoreBase):
         """
         sql = _RESULT_SELECT.replace("SELECT ", "SELECT rowid, ", 1)
         sql += " WHERE experiment_id = ? AND rowid > ? ORDER BY rowid LIMIT ?"
-        size = -1 if limit is None else codec.count(limit, "limit", 0)
+        size = _NO_LIMIT if limit is None else codec.count(limit, "limit", 0)
 
-        def work(conn: sqlite3.Connection) -> tuple[list[ResultRow], int]:
+        def work(conn: Connection) -> tuple[list[ResultRow], int]:
             fetched = conn.execute(sql, (experiment_id, cursor, size)).fetchall()
             rows = [_result_from_row(row[1:]) for row in fetched]
             return rows, (fetched[-1][0] if fetched else cursor)
@@ -225,7 +248,7 @@ class TrialStore(StoreBase):
     def last_seq(self, experiment_id: int) -> dict[int, int]:
         """Per trial, the highest seq stored (trials without results are absent)."""
 
-        def work(conn: sqlite3.Connection) -> dict[int, int]:
+        def work(conn: Connection) -> dict[int, int]:
             rows = conn.execute(
                 "SELECT trial_id, MAX(seq) FROM results WHERE experiment_id = ? GROUP BY trial_id",
                 (experiment_id,),
@@ -237,7 +260,7 @@ class TrialStore(StoreBase):
     def result_count(self, experiment_id: int) -> int:
         """How many results the experiment has stored."""
 
-        def work(conn: sqlite3.Connection) -> int:
+        def work(conn: Connection) -> int:
             row = conn.execute("SELECT COUNT(*) FROM results WHERE experiment_id = ?", (experiment_id,))
             return int(row.fetchone()[0])
 
@@ -251,21 +274,22 @@ class TrialStore(StoreBase):
             raise StoreError(f"event kind: must be a non-empty string (got {kind!r})")
         text = codec.dumps(codec.mapping(data, "event data"), "event data")
 
-        def work(conn: sqlite3.Connection) -> None:
+        def work(conn: Connection) -> None:
             try:
                 conn.execute(
                     "INSERT INTO events (experiment_id, time, kind, data) VALUES (?, ?, ?, ?)",
                     (experiment_id, time.time(), kind, text),
                 )
-            except sqlite3.IntegrityError as err:
-                raise _integrity_error(err, experiment_id, "add an event") from err
+            except self._dialect.integrity_error as err:
+                violation = self._dialect.violation(err)
+                raise _integrity_error(violation, err, experiment_id, "add an event") from err
 
         self._write(work, "add an event")
 
     def events(self, experiment_id: int) -> list[dict[str, Any]]:
         """The experiment's events, oldest first: dicts with ``id``, ``time``, ``kind``, ``data``."""
 
-        def work(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        def work(conn: Connection) -> list[dict[str, Any]]:
             rows = conn.execute(
                 "SELECT id, time, kind, data FROM events WHERE experiment_id = ? ORDER BY id",
                 (experiment_id,),
@@ -277,7 +301,7 @@ class TrialStore(StoreBase):
     def last_event(self, experiment_id: int, kind: str) -> dict[str, Any] | None:
         """The experiment's newest event of ``kind`` (as :meth:`events` gives it), or None."""
 
-        def work(conn: sqlite3.Connection) -> dict[str, Any] | None:
+        def work(conn: Connection) -> dict[str, Any] | None:
             row = conn.execute(
                 "SELECT id, time, kind, data FROM events WHERE experiment_id = ? AND kind = ? "
                 "ORDER BY id DESC LIMIT 1",

@@ -82,7 +82,7 @@ class Dashboard:
     def __init__(self, search: Search, resume: Callable[[], Search] | None = None) -> None:
         self.search = search
         self.display_handle: Any = None
-        self.model = DashboardModel(search.store.path, search.experiment_id, search.spec.space)
+        self.model = DashboardModel(search.store.url, search.experiment_id, search.spec.space)
         self._render_lock = threading.RLock()
         self._dirty = threading.Event()
         self._closed = threading.Event()

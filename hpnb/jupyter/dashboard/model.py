@@ -44,7 +44,7 @@ class View:
 class DashboardModel:
     """The experiment, trials, curves and events of one search, as last read."""
 
-    def __init__(self, store_path: Path, experiment_id: int, space: SearchSpace | None,
+    def __init__(self, store_path: Path | str, experiment_id: int, space: SearchSpace | None,
                  max_points: int = 300) -> None:
         self.store = Store(store_path, readonly=True)
         self.experiment_id = experiment_id

@@ -14,13 +14,14 @@ Example:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from traitlets import Unicode
 from traitlets.config import Configurable
 
-from hpnb.core.store import default_store_path
+from hpnb.core.store import StoreLocation, default_store_path, is_server_url
 
 #: the labextension's folder inside the package (built from labextension/, shipped in the wheel).
 LABEXTENSION_DIR = Path(__file__).resolve().parents[2] / "labextension"
@@ -35,12 +36,15 @@ class HpnbServer(Configurable):
 
     store_path = Unicode(
         "",
-        help="The hpnb store file the routes read; empty: $HPNB_HOME/hpnb.sqlite (default ~/.hpnb).",
+        help="The hpnb store the routes read: a file or a postgresql:// URL; empty: $HPNB_STORE, "
+        "else $HPNB_HOME/hpnb.sqlite (default ~/.hpnb).",
     ).tag(config=True)
 
-    def resolved_store_path(self) -> Path:
-        """The configured store file, or the default one."""
-        return Path(self.store_path).expanduser() if self.store_path else default_store_path()
+    def resolved_store_path(self) -> Path | str:
+        """The configured store (a file or a server's URL), else ``HPNB_STORE``, else the default file."""
+        if self.store_path:
+            return self.store_path if is_server_url(self.store_path) else Path(self.store_path).expanduser()
+        return os.environ.get("HPNB_STORE") or default_store_path()
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
@@ -66,4 +70,4 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     store_path = settings.resolved_store_path()
     register_handlers(serverapp.web_app, store_path)
     _keep_static_summaries(serverapp.contents_manager)
-    serverapp.log.info("hpnb: experiment routes at /hpnb/api, store %s", store_path)
+    serverapp.log.info("hpnb: experiment routes at /hpnb/api, store %s", StoreLocation.of(store_path))

@@ -44,6 +44,7 @@ from hpnb.core.store import (
     UnknownTrial,
     validate_name,
 )
+from hpnb.core.store.pool import borrowed_store
 from hpnb.core.trial_log import read_trial_log
 from hpnb.jupyter.server.trials_cache import search_ranking, search_summary, trials_of
 from hpnb.jupyter.server.views import experiment_json, result_json, search_state, trial_json
@@ -64,7 +65,7 @@ class HpnbHandler(APIHandler):
 
     auth_resource = "hpnb"
 
-    def initialize(self, store_path: Path) -> None:
+    def initialize(self, store_path: Path | str) -> None:
         self.store_path = store_path
 
     async def in_store(self, work: Callable[[Store], T], executor: Executor | None = None) -> T:
@@ -75,7 +76,7 @@ class HpnbHandler(APIHandler):
         """
 
         def run() -> T:
-            with Store(self.store_path, readonly=True) as store:
+            with borrowed_store(self.store_path) as store:
                 return work(store)
 
         try:

@@ -31,7 +31,7 @@ def hpnb_routes(api: str) -> list[tuple[str, type[HpnbHandler]]]:
     return [*search_routes(base), *command_routes(base), *insight_routes(api), pareto, *artifact_routes(base)]
 
 
-def register_handlers(web_app: Any, store_path: Path) -> None:
+def register_handlers(web_app: Any, store_path: Path | str) -> None:
     """Add the routes to the server's tornado application; they read the store at ``store_path``."""
     api = url_path_join(web_app.settings["base_url"], "hpnb", "api")
     options = {"store_path": store_path}

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from hpnb.core.store import ExperimentRecord, Store
+from tests.postgres import TestServer
 
 NewExperiment = Callable[..., ExperimentRecord]
 
@@ -33,11 +34,28 @@ def new_experiment() -> NewExperiment:
 
 
 @pytest.fixture
-def store_path(tmp_path: Path) -> Path:
+def sqlite_path(tmp_path: Path) -> Path:
+    """A SQLite store's file (for what only a file has: damage, permissions, its folder)."""
     return tmp_path / "home" / "hpnb.sqlite"
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_path(request: pytest.FixtureRequest, sqlite_path: Path) -> Path | str:
+    """Where a new, empty store is, on each backend: a SQLite file, a PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return sqlite_path
+    server: TestServer = request.getfixturevalue("postgres_server")
+    return server.create_database()
+
+
 @pytest.fixture
-def store(store_path: Path) -> Iterator[Store]:
+def sqlite_store(sqlite_path: Path) -> Iterator[Store]:
+    """A SQLite store (for what only a file has)."""
+    with Store(sqlite_path) as opened:
+        yield opened
+
+
+@pytest.fixture
+def store(store_path: Path | str) -> Iterator[Store]:
     with Store(store_path) as opened:
         yield opened

@@ -60,7 +60,7 @@ def test_bad_commands_are_refused_with_what_is_allowed(store: Store, new_experim
 
 def test_a_read_only_store_sends_commands(store: Store, new_experiment: NewExperiment) -> None:
     exp = new_experiment(store)
-    viewer = Store(store.path, readonly=True)
+    viewer = Store(store.url, readonly=True)
     try:
         viewer.send_command(exp.id, "pause_trial", 1, source="lab")
         assert [c.kind for c in viewer.pending_commands(exp.id)] == ["pause_trial"]
@@ -79,7 +79,7 @@ def test_a_sender_killed_while_writing_sends_whole_commands(
     store: Store, new_experiment: NewExperiment, tmp_path: Path
 ) -> None:
     exp = new_experiment(store)
-    sender = multiprocessing.get_context("spawn").Process(target=_send_many, args=(str(store.path), exp.id))
+    sender = multiprocessing.get_context("spawn").Process(target=_send_many, args=(store.url, exp.id))
     sender.start()
     try:
         while len(store.pending_commands(exp.id)) < 20:

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -99,24 +98,22 @@ def test_two_writer_processes_and_a_reader_share_one_file(tmp_path: Path) -> Non
             assert [t.last_step for t in store.trials(exp.id)] == [ROWS_PER_TRIAL] * TRIALS
 
 
-def _hold_write_lock(path: Path, seconds: float, locked: threading.Event,
+def _hold_write_lock(path: Path | str, seconds: float, locked: threading.Event,
                      release: threading.Event | None = None) -> None:
-    """Hold the write lock for ``seconds``, or until ``release`` is set when one is given."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("BEGIN IMMEDIATE")
-    locked.set()
-    (release or threading.Event()).wait(seconds)  # a lock held for a set time is what is under test
-    conn.execute("COMMIT")
-    conn.close()
+    """Hold the write lock (a batch of another connection) for ``seconds``, or until ``release`` is set."""
+    with Store(path) as holder, holder.batch():
+        locked.set()
+        (release or threading.Event()).wait(seconds)  # a lock held for a set time is what is under test
 
 
 def test_write_waits_out_a_lock_longer_than_busy_timeout(
-    store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+    sqlite_path: Path, new_experiment: Callable[..., ExperimentRecord]
 ) -> None:
-    with Store(store_path, busy_timeout=0.05) as store:
+    # SQLite has one writer at a time; a server store lets writers of other rows go on.
+    with Store(sqlite_path, busy_timeout=0.05) as store:
         exp = new_experiment(store)
         locked = threading.Event()
-        holder = threading.Thread(target=_hold_write_lock, args=(store_path, 0.6, locked))
+        holder = threading.Thread(target=_hold_write_lock, args=(sqlite_path, 0.6, locked))
         holder.start()
         locked.wait()
         store.add_event(exp.id, "extended", {"by": 1})  # SQLite gives up after 0.05 s; the store retries
@@ -125,14 +122,15 @@ def test_write_waits_out_a_lock_longer_than_busy_timeout(
 
 
 def test_lock_held_beyond_the_retry_period_raises_store_busy(
-    store_path: Path, new_experiment: Callable[..., ExperimentRecord]
+    sqlite_path: Path, new_experiment: Callable[..., ExperimentRecord]
 ) -> None:
-    with Store(store_path, busy_timeout=0.02) as store:
+    # SQLite has one writer at a time; a server store lets writers of other rows go on.
+    with Store(sqlite_path, busy_timeout=0.02) as store:
         exp = new_experiment(store)
         store._retry_period = 0.3
         locked = threading.Event()
         release = threading.Event()
-        holder = threading.Thread(target=_hold_write_lock, args=(store_path, 120.0, locked, release))
+        holder = threading.Thread(target=_hold_write_lock, args=(sqlite_path, 120.0, locked, release))
         holder.start()
         locked.wait()
         try:

@@ -39,10 +39,10 @@ def test_store_without_path_uses_hpnb_home_and_creates_it(
     assert (tmp_path / "fresh" / "hpnb.sqlite").is_file()
 
 
-def test_file_is_in_wal_mode(store: Store) -> None:
+def test_file_is_in_wal_mode(sqlite_store: Store) -> None:
     import sqlite3
 
-    conn = sqlite3.connect(store.path)
+    conn = sqlite3.connect(sqlite_store.path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 

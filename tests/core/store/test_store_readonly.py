@@ -46,7 +46,7 @@ def test_readonly_store_sees_new_writes(
         assert reader.result_count(exp.id) == 1
 
 
-def test_readonly_connection_cannot_write_even_through_sqlite(
+def test_readonly_connection_cannot_write_even_through_sql(
     store: Store, store_path: Path, new_experiment: Callable[..., ExperimentRecord]
 ) -> None:
     new_experiment(store)
@@ -54,7 +54,7 @@ def test_readonly_connection_cannot_write_even_through_sqlite(
         reader.experiments()
         conn = reader._conn
         assert conn is not None
-        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        with pytest.raises((sqlite3.OperationalError, _server_refusal()), match=r"readonly|read-only"):
             conn.execute("DELETE FROM experiments")
     assert [e.name for e in store.experiments()] == ["mlp-lr"]
 
@@ -71,3 +71,9 @@ def test_request_stop_is_the_one_write_a_readonly_store_makes(
         with pytest.raises(ReadOnlyStore):
             reader.clear_stop(exp.id)
     assert store.experiment("mlp-lr").stop_requested is True
+
+
+def _server_refusal() -> type[Exception]:
+    from psycopg.errors import ReadOnlySqlTransaction
+
+    return ReadOnlySqlTransaction

@@ -55,13 +55,13 @@ def _user_version(path: Path) -> int:
         conn.close()
 
 
-def test_new_file_gets_the_current_version(store: Store) -> None:
-    assert _user_version(store.path) == SCHEMA_VERSION >= 2
+def test_new_file_gets_the_current_version(sqlite_store: Store) -> None:
+    assert _user_version(sqlite_store.path) == SCHEMA_VERSION >= 2
 
 
-def test_version_1_file_is_migrated_and_keeps_its_data(store_path: Path) -> None:
-    _write_version_1(store_path)
-    with Store(store_path) as store:
+def test_version_1_file_is_migrated_and_keeps_its_data(sqlite_path: Path) -> None:
+    _write_version_1(sqlite_path)
+    with Store(sqlite_path) as store:
         old = store.experiment("old-search")
         assert (old.state, old.budget, old.strategy, old.driver, old.created) == (
             "COMPLETED",
@@ -84,35 +84,35 @@ def test_version_1_file_is_migrated_and_keeps_its_data(store_path: Path) -> None
         store.add_event(old.id, "resumed", {})
         assert store.experiment("old-search").driver == "host:1"
         assert [e["kind"] for e in store.events(old.id)] == ["resumed"]
-    assert _user_version(store_path) == SCHEMA_VERSION
+    assert _user_version(sqlite_path) == SCHEMA_VERSION
 
 
-def test_version_1_file_is_migrated_by_a_readonly_opener(store_path: Path) -> None:
-    _write_version_1(store_path)
-    with Store(store_path, readonly=True) as store:
+def test_version_1_file_is_migrated_by_a_readonly_opener(sqlite_path: Path) -> None:
+    _write_version_1(sqlite_path)
+    with Store(sqlite_path, readonly=True) as store:
         assert [e.name for e in store.experiments()] == ["old-search"]
         assert store.events(store.experiment("old-search").id) == []
-    assert _user_version(store_path) == SCHEMA_VERSION
+    assert _user_version(sqlite_path) == SCHEMA_VERSION
 
 
-def test_reopening_does_not_migrate_twice(store_path: Path) -> None:
-    with Store(store_path) as store:
+def test_reopening_does_not_migrate_twice(sqlite_path: Path) -> None:
+    with Store(sqlite_path) as store:
         store.create_experiment("a", {}, metric="m", mode="max", strategy="grid", budget=1, parallel=None)
-    with Store(store_path) as store:
+    with Store(sqlite_path) as store:
         assert [e.name for e in store.experiments()] == ["a"]
 
 
 @pytest.mark.parametrize("readonly", [False, True])
-def test_file_from_a_newer_version_is_refused_clearly(store_path: Path, readonly: bool) -> None:
-    with Store(store_path):
+def test_file_from_a_newer_version_is_refused_clearly(sqlite_path: Path, readonly: bool) -> None:
+    with Store(sqlite_path):
         pass
-    conn = sqlite3.connect(store_path)
+    conn = sqlite3.connect(sqlite_path)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
     message = (
         f"schema version {SCHEMA_VERSION + 1}, but this hpnb understands versions up to {SCHEMA_VERSION}"
     )
     with pytest.raises(StoreVersionError, match=message):
-        with Store(store_path, readonly=readonly) as store:
+        with Store(sqlite_path, readonly=readonly) as store:
             store.experiments()
-    assert _user_version(store_path) == SCHEMA_VERSION + 1
+    assert _user_version(sqlite_path) == SCHEMA_VERSION + 1

@@ -56,7 +56,8 @@ def test_a_store_keeps_at_most_the_limits_whatever_it_is_handed(store, new_exper
     assert log.stdout.splitlines() == [f"line {i}" for i in range(5000 - MAX_LINES, 5000)]
     assert log.stderr == "x" * MAX_BYTES
     assert log.truncated and log.stderr_bytes == 20 * 2**20
-    assert stored_bytes(store.path) < 2 * 2**20
+    if not store.location.is_server:  # what the file holds
+        assert stored_bytes(store.path) < 2 * 2**20
 
 
 def test_binary_garbage_is_kept_readable(store, new_experiment) -> None:
@@ -98,15 +99,15 @@ def test_a_trial_without_kept_output_says_why(store, new_experiment) -> None:
     assert "no output was kept" in (read_trial_log(store, exp, 0, time.time()).note or "")
 
 
-def test_an_old_file_gains_the_table_and_deleting_a_search_deletes_its_logs(store_path: Path) -> None:
-    _write_version_1(store_path)
-    with Store(store_path) as store:
+def test_an_old_file_gains_the_table_and_deleting_a_search_deletes_its_logs(sqlite_path: Path) -> None:
+    _write_version_1(sqlite_path)
+    with Store(sqlite_path) as store:
         old = store.experiment("old-search")
         assert read_trial_log(store, old, 0, time.time()).state == "COMPLETED"
         store.set_trial_output(old.id, 0, TrialOutput(stdout="hello\n"))
         assert read_trial_log(store, old, 0, time.time()).stdout == "hello\n"
         store.delete_experiment("old-search")
-    conn = sqlite3.connect(store_path)
+    conn = sqlite3.connect(sqlite_path)
     try:
         assert conn.execute("SELECT COUNT(*) FROM trial_logs").fetchone()[0] == 0
     finally:
