@@ -32,6 +32,7 @@ from typing import Any
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec.detach import parse_detach
 from hpnb.core.store import CLEAR, ExperimentRecord, Store
+from hpnb.core.store.location import STORE_SETTING
 from hpnb.core.trial import ExperimentState
 from hpnb.runner.checkpoint_store import CheckpointStore, search_location
 
@@ -223,13 +224,15 @@ def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, mo
     log.parent.mkdir(parents=True, exist_ok=True)
     store.update_experiment(record.id, state=ExperimentState.RUNNING, heartbeat=time.time(), driver=CLEAR,
                             message=f"starting a detached driver (its log: {log})")
-    command = [sys.executable, "-m", "hpnb.driver_process", "--store", str(store.path), "--name", record.name,
-               "--since", repr(started)]
+    # the store reaches the driver in its environment, never on its command line (where any user
+    # of the machine reads it): a server's URL may carry a password
+    command = [sys.executable, "-m", "hpnb.driver_process", "--name", record.name, "--since", repr(started)]
     if address is not None:
         command += ["--address", address]
     with open(log, "ab") as output:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
-                                   cwd=os.getcwd(), env=_environment(), start_new_session=True)
+                                   cwd=os.getcwd(), env={**_environment(), STORE_SETTING: store.url},
+                                   start_new_session=True)
     store.update_experiment(record.id, driver=f"{socket.gethostname()}:{process.pid}")
     return DetachedDriver(f"process {process.pid}", log)
 
@@ -264,7 +267,8 @@ def _start_on_cluster(store: Store, record: ExperimentRecord, address: str | Non
                             message=f"starting its driver on a worker of {scheduler}")
     client = address_client(scheduler)
     key = f"hpnb-driver-{record.name}-{int(record.id)}-{int(since * 1000)}"
-    future = client.submit(drive_on_worker, str(store.path), record.name, since, scheduler, key=key,
+    # a server's password never travels in a task: workers connect with their own (PGPASSWORD, ~/.pgpass)
+    future = client.submit(drive_on_worker, store.location.display, record.name, since, scheduler, key=key,
                            pure=False)
     fire_and_forget(future)
     # the scheduler holds it before this process may end (a command line's exits right after)

@@ -1,4 +1,4 @@
-"""The process of a detached driver: ``python -m hpnb.driver_process --store PATH --name NAME``.
+"""The process of a detached driver: ``HPNB_STORE=STORE python -m hpnb.driver_process --name NAME``.
 
 Started by :func:`hpnb.detach.start_detached` in a session of its own. It says it is alive in the
 store at once, loads the objective the kernel kept, runs the search's driver to its end (with its
@@ -6,7 +6,7 @@ own local cluster when the spec says ``cluster: local``) and exits. Everything i
 its log file; everything it does is in the store.
 
 Example:
-    >>> main(["--store", "/home/me/.hpnb/hpnb.sqlite", "--name", "mlp-lr"])  # doctest: +SKIP
+    >>> main(["--name", "mlp-lr"])  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m hpnb.driver_process",
                                      description="Run one search's driver to its end (a detached driver).")
-    parser.add_argument("--store", required=True, help="the store")
+    parser.add_argument("--store", default=None,
+                        help="the store (default: HPNB_STORE, where a server's URL with its password is kept "
+                             "off the command line)")
     parser.add_argument("--name", required=True, help="the search")
     parser.add_argument("--since", type=float, default=None,
                         help="commands sent from then on (epoch seconds) are for this driver")

@@ -29,6 +29,8 @@ from urllib.parse import quote, unquote, urlsplit
 
 from hpnb.core.store.store_errors import StoreError
 
+#: the environment variable that names the store when a caller names none.
+STORE_SETTING = "HPNB_STORE"
 #: the URL schemes of a PostgreSQL store.
 SERVER_SCHEMES = ("postgresql", "postgres")
 _FOLDER_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
@@ -94,7 +96,7 @@ class StoreLocation:
     def of(cls, name: str | os.PathLike[str] | None) -> StoreLocation:
         """The location named by ``name``: a path, a URL, or None for ``HPNB_STORE`` / the default."""
         if name is None:
-            name = os.environ.get("HPNB_STORE") or default_store_path()
+            name = os.environ.get(STORE_SETTING) or default_store_path()
         if is_server_url(name):
             url = str(name)
             display = mask_url(url)
