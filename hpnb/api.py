@@ -36,10 +36,11 @@ from hpnb.detach import (
     cluster_address,
     cluster_driver_address,
     detach_mode,
-    kept_objective,
+    detached_starter,
     objective_payload,
 )
-from hpnb.handle import Search, driver_id
+from hpnb.handle import Search, Starter, driver_id
+from hpnb.kept_objective import kept_objective
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -102,14 +103,14 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
     """
     parsed = _parse(spec, spec_fields)
     mode = detach_mode(detach, parsed.detach)
-    payload = _checked_payload(objective, mode, client, parsed, namespace)
+    starter = _checked_starter(objective, mode, client, parsed, namespace)
     if client is None:  # a client passed in is the cluster: the local one is not started
         check_local_fits(parsed.resources)
     name = _search_name(name, parsed, objective)
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:
         return _resume(opened, name, objective, client, namespace, background=not wait_for_cluster,
-                       detach=mode, payload=payload)
+                       detach=starter)
     _announce_warm_start(opened, parsed, name, source if source is not None else _source_text(spec))
     _probe_checkpoint_store(opened, parsed, name)
     record = opened.create_experiment(
@@ -118,22 +119,22 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         parallel=parsed.parallel, overwrite=overwrite,
     )
     handle = Search(opened, record, parsed, objective=objective, client=client, namespace=namespace,
-                    detach=mode, payload=payload)
+                    detach=starter)
     handle._start(background=not wait_for_cluster)
     return handle
 
 
-def _checked_payload(objective: Callable[..., Any], mode: str | None, client: Client | None,
-                     parsed: ExperimentSpec, namespace: Mapping[str, Any] | None) -> bytes | None:
+def _checked_starter(objective: Callable[..., Any], mode: str | None, client: Client | None,
+                     parsed: ExperimentSpec, namespace: Mapping[str, Any] | None) -> Starter | None:
     """Check before anything starts that ``objective`` can travel: to workers, and when ``mode``
-    detaches the driver, to it (its pickled bytes then, else None)."""
+    detaches the driver, to it (what starts that driver then, else None)."""
     check_picklable(objective)
     if mode is None:
         return None
     address = cluster_address(client, parsed.resources.cluster, namespace)
     if mode == "cluster":
         cluster_driver_address(address, parsed.resources.cluster)
-    return objective_payload(objective)
+    return detached_starter(mode, objective_payload(objective), client, namespace)
 
 
 def _probe_checkpoint_store(opened: Store, parsed: ExperimentSpec, name: str) -> None:
@@ -214,17 +215,17 @@ def resume(name: str, objective: Callable[..., Any] | None = None, *, store: Sto
             raise HpnbError(f"resume {name!r}: give the objective, or detach=True to run the one a "
                             "detached start kept")
         objective = kept_objective(opened, record)
-    payload = _checked_payload(objective, mode, client, spec, namespace)
-    return _resume(opened, name, objective, client, namespace, detach=mode, payload=payload)
+    starter = _checked_starter(objective, mode, client, spec, namespace)
+    return _resume(opened, name, objective, client, namespace, detach=starter)
 
 
 def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Client | None,
-            namespace: Mapping[str, Any] | None, background: bool = False, detach: str | None = None,
-            payload: bytes | None = None) -> Search:
+            namespace: Mapping[str, Any] | None, background: bool = False,
+            detach: Starter | None = None) -> Search:
     record = opened.experiment(name)
     _refuse_if_driven_elsewhere(record)
     handle = Search(opened, record, parse_spec(record.spec), objective=objective, client=client,
-                    namespace=namespace, detach=detach, payload=payload)
+                    namespace=namespace, detach=detach)
     handle._start(background)
     return handle
 

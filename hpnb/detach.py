@@ -18,41 +18,33 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
-import pickle
 import pickletools
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from hpnb.core.control import not_running_reason
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec.detach import parse_detach
 from hpnb.core.store import CLEAR, ExperimentRecord, Store
 from hpnb.core.store.location import STORE_SETTING
 from hpnb.core.trial import ExperimentState
-from hpnb.runner.checkpoint_store import CheckpointStore, search_location
+from hpnb.handle import DetachedDriver, Starter
+from hpnb.kept_objective import keep_objective
 
-#: where a detached search keeps its objective, beside its trials' checkpoints.
-OBJECTIVE_FILE = "objective.pkl"
+if TYPE_CHECKING:
+    from hpnb.handle import Search
+
 #: the environment variable that makes every search detached unless told otherwise.
 DETACH_SETTING = "HPNB_DETACH"
 _TRUE = ("1", "true", "yes", "on")
 #: the opcodes that push a string (a module or attribute name of STACK_GLOBAL).
 _STRING_OPS = frozenset({"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING",
                          "BINSTRING", "STRING"})
-
-
-@dataclass(frozen=True)
-class DetachedDriver:
-    """A detached driver just started: where it runs (``process 4242``, ``a worker of
-    tcp://10.0.0.5:8786``) and its log file (None on a cluster: the worker's log)."""
-
-    where: str
-    log: Path | None = None
 
 
 def detach_by_default() -> bool:
@@ -179,32 +171,6 @@ def log_path(store: Store, record: ExperimentRecord) -> Path:
     return store.path.parent / "logs" / f"{record.name}-{int(record.id)}.log"
 
 
-def keep_objective(store: Store, record: ExperimentRecord, payload: bytes) -> None:
-    """Keep the pickled objective with the search's checkpoints (a resume from a terminal runs it)."""
-    location = search_location(store.path, record.name, record.id, record.created, record.spec)
-    CheckpointStore(location).put_search_file(OBJECTIVE_FILE, payload)
-
-
-def kept_objective(store: Store, record: ExperimentRecord) -> Callable[..., Any]:
-    """The objective a detached start of ``record`` kept.
-
-    Raises:
-        HpnbError: none was kept (the search never ran detached), or it cannot be loaded here.
-    """
-    location = search_location(store.path, record.name, record.id, record.created, record.spec)
-    try:
-        payload = CheckpointStore(location).search_file(OBJECTIVE_FILE)
-    except FileNotFoundError:
-        raise HpnbError(f"search {record.name!r} has no kept objective (it never ran detached): resume it "
-                        "from the notebook that defines it, or give --objective MODULE:FUNCTION") from None
-    try:
-        objective: Callable[..., Any] = pickle.loads(payload)
-    except Exception as exc:
-        raise HpnbError(f"search {record.name!r}: its kept objective cannot be loaded here: "
-                        f"{type(exc).__name__}: {exc}") from exc
-    return objective
-
-
 def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, mode: str = "process",
                    address: str | None = None, since: float | None = None) -> DetachedDriver:
     """Record the search as starting and start its driver: in a new session of its own (``mode``
@@ -235,6 +201,27 @@ def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, mo
                                    start_new_session=True)
     store.update_experiment(record.id, driver=f"{socket.gethostname()}:{process.pid}")
     return DetachedDriver(f"process {process.pid}", log)
+
+
+def detached_starter(mode: str, payload: bytes, client: Any = None,
+                     namespace: Mapping[str, Any] | None = None) -> Starter:
+    """What starts a search's driver elsewhere (``mode``: process or cluster) each time its handle
+    starts it (a start, an extend after the end): the objective as ``payload``, the cluster as
+    ``client`` or the notebook's ``namespace`` name it.
+
+    Example:
+        >>> start = detached_starter("process", objective_payload(train))  # doctest: +SKIP
+        >>> hpnb.api.Search(store, record, spec, objective=train, detach=start)  # doctest: +SKIP
+    """
+
+    def start(search: Search, commands_since: float | None) -> DetachedDriver:
+        record = search.record
+        if not_running_reason(record, time.time()) is None:
+            raise HpnbError(f"search {search.name!r} is already running (driven by {record.driver})")
+        address = cluster_address(client, search.spec.resources.cluster, namespace)
+        return start_detached(search.store, record, payload, mode=mode, address=address, since=commands_since)
+
+    return start
 
 
 def cluster_driver_address(address: str | None, cluster: str) -> str:

@@ -62,8 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _start(store: Store, args: argparse.Namespace) -> Search:
     from hpnb.cluster.connect import address_client
     from hpnb.core.spec import parse_spec
-    from hpnb.detach import kept_objective
     from hpnb.handle import Search
+    from hpnb.kept_objective import kept_objective
 
     record = store.experiment(args.name)
     objective = kept_objective(store, record)
@@ -81,8 +81,8 @@ def drive_on_worker(store: str, name: str, since: float, scheduler: str) -> str:
 
     from hpnb.cluster.connect import address_client
     from hpnb.core.spec import parse_spec
-    from hpnb.detach import kept_objective
     from hpnb.handle import Search
+    from hpnb.kept_objective import kept_objective
 
     secede()  # a driver is not a trial: it takes no slot
     opened = Store(store)

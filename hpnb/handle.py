@@ -18,6 +18,8 @@ import os
 import socket
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core import control
@@ -45,7 +47,18 @@ if TYPE_CHECKING:
     import pandas as pd
     from distributed import Client
 
-    from hpnb.detach import DetachedDriver
+#: starts a search's driver elsewhere (:func:`hpnb.detach.detached_starter`): given the handle and
+#: the moment from which commands are for the new driver, says where it runs.
+Starter = Callable[["Search", "float | None"], "DetachedDriver"]
+
+
+@dataclass(frozen=True)
+class DetachedDriver:
+    """A detached driver just started: where it runs (``process 4242``, ``a worker of
+    tcp://10.0.0.5:8786``) and its log file (None on a cluster: the worker's log)."""
+
+    where: str
+    log: Path | None = None
 
 
 #: seconds between two reads of the store while waiting for a search another process drives.
@@ -60,10 +73,9 @@ class Search(SearchInsight):
 
     def __init__(self, store: Store, record: ExperimentRecord, spec: ExperimentSpec, *,
                  objective: Callable[..., Any] | None = None, client: Client | None = None,
-                 namespace: Mapping[str, Any] | None = None, detach: str | None = None,
-                 payload: bytes | None = None) -> None:
+                 namespace: Mapping[str, Any] | None = None, detach: Starter | None = None) -> None:
         """A handle of ``record``; with an ``objective`` it can drive the search (see :meth:`start`):
-        in this process, or with ``detach`` ("process", "cluster") elsewhere (:mod:`hpnb.detach`)."""
+        in this process, or elsewhere through ``detach`` (:func:`hpnb.detach.detached_starter`)."""
         self.store = store
         self.name = record.name
         self.experiment_id = record.id
@@ -74,7 +86,6 @@ class Search(SearchInsight):
         self._client = client
         self._namespace = namespace
         self._detach = detach
-        self._payload = payload  # the objective pickled and checked for a detached driver, if done
         #: the process of the detached driver this handle started last, if any
         self.detached: DetachedDriver | None = None
 
@@ -369,25 +380,13 @@ class Search(SearchInsight):
         assert self._objective is not None
         if self.is_live:
             raise HpnbError(f"search {self.name!r} is already running")
-        if self._detach:
-            self._start_detached(commands_since)
+        if self._detach is not None:
+            self.detached = self._detach(self, commands_since)
             return
         self._launch = Launch(self.store, self.experiment_id, self.name, self.spec, self._objective,
                               holder=driver_id(), client=self._client, namespace=self._namespace,
                               on_change=self._notify, commands_since=commands_since)
         self._launch.start(background)
-
-    def _start_detached(self, commands_since: float | None) -> None:
-        from hpnb.detach import cluster_address, objective_payload, start_detached
-
-        assert self._objective is not None
-        reason = control.not_running_reason(self.record, time.time())
-        if reason is None:
-            raise HpnbError(f"search {self.name!r} is already running (driven by {self.record.driver})")
-        address = cluster_address(self._client, self.spec.resources.cluster, self._namespace)
-        payload = self._payload if self._payload is not None else objective_payload(self._objective)
-        self.detached = start_detached(self.store, self.record, payload, mode=self._detach or "process",
-                                       address=address, since=commands_since)
 
 
 def driver_id() -> str:
