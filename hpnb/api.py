@@ -16,7 +16,6 @@ Example:
 from __future__ import annotations
 
 import os
-import pickle
 import socket
 import time
 from collections.abc import Callable, Mapping
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from hpnb.cluster.connect import check_local_fits
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.spec import ExperimentSpec, parse_spec
+from hpnb.core.spec.resources import DEFAULT_MAX_CAPTURED
 from hpnb.core.spec.values import check_experiment_name, experiment_name_problem
 from hpnb.core.store import ExperimentRecord, Store
 from hpnb.core.summary import (
@@ -48,18 +48,13 @@ def open_store(store: StoreLike, readonly: bool = False) -> Store:
     return Store(store, readonly=readonly)
 
 
-def check_picklable(objective: Callable[..., Any]) -> None:
-    """Fail before anything starts when ``objective`` cannot travel to a worker."""
-    import cloudpickle
+def check_picklable(objective: Callable[..., Any], limit: int = DEFAULT_MAX_CAPTURED) -> None:
+    """Fail before anything starts when ``objective`` cannot travel to a worker: it captures
+    something that cannot be pickled (named), or more than ``limit`` bytes
+    (``resources.max_captured``)."""
+    from hpnb.runner.captured import check_objective
 
-    if not callable(objective):
-        raise HpnbError(f"the objective must be a function, got {type(objective).__name__}")
-    try:
-        cloudpickle.dumps(objective)
-    except (pickle.PicklingError, TypeError, AttributeError) as exc:
-        raise HpnbError(f"the objective {getattr(objective, '__name__', objective)!r} cannot be pickled "
-                        f"to run on Dask workers: {exc}. Objects it uses (open files, locks, "
-                        "database connections) should be created inside the function.") from exc
+    check_objective(objective, limit)
 
 
 def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | ExperimentSpec | None = None, *,
@@ -89,7 +84,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         ... # doctest: +SKIP
     """
     parsed = _parse(spec, spec_fields)
-    check_picklable(objective)
+    check_picklable(objective, parsed.resources.max_captured)
     if client is None:  # a client passed in is the cluster: the local one is not started
         check_local_fits(parsed.resources)
     name = _search_name(name, parsed, objective)
@@ -169,8 +164,9 @@ def resume(name: str, objective: Callable[..., Any], *, store: StoreLike = None,
     Example:
         >>> search = hpnb.resume("mlp-lr", train)  # doctest: +SKIP
     """
-    check_picklable(objective)
-    return _resume(open_store(store), name, objective, client, namespace)
+    opened = open_store(store)
+    check_picklable(objective, parse_spec(opened.experiment(name).spec).resources.max_captured)
+    return _resume(opened, name, objective, client, namespace)
 
 
 def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Client | None,
