@@ -49,9 +49,18 @@ def _verdict_name(topic: str, trial_id: int, attempt: int, step: int) -> str:
     return f"{_event_name(topic, 'verdict', trial_id, attempt)}-{step}"
 
 
+def _recorded_name(topic: str, trial_id: int, attempt: int, seq: int) -> str:
+    return f"{_event_name(topic, 'recorded', trial_id, attempt)}-{seq}"
+
+
 def _await_verdict(topic: str, task: TrialTask, step: int, timeout: float) -> str | None:
     """The driver's verdict on ``step`` of ``task``'s attempt; None when none came within ``timeout``."""
-    variable = Variable(_verdict_name(topic, task.trial_id, task.attempt, step), client=get_client())
+    return _await_variable(_verdict_name(topic, task.trial_id, task.attempt, step), timeout)
+
+
+def _await_variable(name: str, timeout: float) -> str | None:
+    """The value the driver sets ``name`` to, deleted once read; None when none came in ``timeout``."""
+    variable = Variable(name, client=get_client())
     try:
         return str(variable.get(timeout=timeout))
     except Exception:  # TimeoutError, or the scheduler went away: the trial goes on by itself
@@ -75,8 +84,13 @@ def _run_on_worker(objective_key: str, task: TrialTask, topic: str) -> dict[str,
             stop_event.append(Event(name, client=get_client()))
         return bool(stop_event[0].is_set())
 
+    def await_recorded(seq: int, timeout: float) -> bool:
+        name = _recorded_name(topic, task.trial_id, task.attempt, seq)
+        return _await_variable(name, timeout) is not None
+
     channel = TrialChannel(send=lambda batch: worker.log_event(topic, batch), should_stop=should_stop,
-                           await_verdict=lambda step, timeout: _await_verdict(topic, task, step, timeout))
+                           await_verdict=lambda step, timeout: _await_verdict(topic, task, step, timeout),
+                           await_recorded=await_recorded)
     outcome = run_trial(objective, task, channel)
     outcome["worker"] = worker.address
     with contextlib.suppress(TypeError):  # not msgpack-able: the driver fetches the result instead
@@ -136,7 +150,7 @@ class DaskExecutor(Executor):
                 self._emit_outcome(*key, outcome)
         else:
             self.sink(ResultBatch(*key, message["rows"], tuple(message.get("unanswered", ())),
-                                  tuple(message.get("events", ()))))
+                                  tuple(message.get("events", ())), message.get("recorded")))
 
     def capacity(self) -> int:
         """Worker threads, less those held by abandoned trials (see :class:`StuckThreads`); with
@@ -248,6 +262,9 @@ class DaskExecutor(Executor):
 
     def verdict(self, trial_id: int, attempt: int, step: int, verdict: str) -> None:
         Variable(_verdict_name(self.topic, trial_id, attempt, step), client=self.client).set(verdict)
+
+    def recorded(self, trial_id: int, attempt: int, seq: int) -> None:
+        Variable(_recorded_name(self.topic, trial_id, attempt, seq), client=self.client).set(True)
 
     def cancel(self, trial_id: int, attempt: int) -> None:
         with self._lock:

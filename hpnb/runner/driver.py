@@ -310,6 +310,11 @@ class Driver(threading.Thread):
 
     # -- results ----------------------------------------------------------------------
     def _on_batch(self, batch: ResultBatch) -> None:
+        self._judge_batch(batch)
+        if batch.recorded is not None:  # its checkpoint is known here now: a retry resumes from it
+            self.executor.recorded(batch.trial_id, batch.attempt, batch.recorded)
+
+    def _judge_batch(self, batch: ResultBatch) -> None:
         trial = self.context.running.get(batch.trial_id)
         for name, data in batch.events:  # what the worker noted (a checkpoint found missing)
             self.writer.event(name, data)
