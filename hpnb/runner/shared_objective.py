@@ -20,6 +20,7 @@ import contextlib
 import logging
 import pickle
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,8 @@ log = logging.getLogger("hpnb")
 
 #: objectives a worker process keeps unpickled (one per live search on it, usually).
 WORKER_CACHE = 4
+#: times a worker asks its peers for the copy, and seconds between asks, before it gives up.
+FETCH_ATTEMPTS, FETCH_PAUSE = 3, 0.5
 
 
 #: the start of the reason an attempt is lost for when its worker could not fetch the objective.
@@ -137,7 +140,8 @@ def objective_on_worker(key: str) -> Callable[..., Any]:
             while len(_cache) >= WORKER_CACHE:
                 _cache.popitem(last=False)
             _cache[key] = objective
-        _cache.move_to_end(key)
+        with contextlib.suppress(KeyError):  # forgotten meanwhile: this trial still has it
+            _cache.move_to_end(key)
         return objective
 
 
@@ -156,14 +160,20 @@ def _fetch(key: str) -> tuple[bytes, list[Any]]:
         data, *_ = await gather_from_workers(who_has, rpc=worker.rpc, who=worker.address)
         return data[key]
 
-    try:
-        fetched: tuple[bytes, list[Any]] = sync(worker.loop, from_peers)
-        return fetched
-    except Exception as exc:
-        raise SharedCopyMissing(key, f"{type(exc).__name__}: {exc}") from None
+    for attempt in range(FETCH_ATTEMPTS):  # a holder that just died may still be listed
+        try:
+            fetched: tuple[bytes, list[Any]] = sync(worker.loop, from_peers)
+            return fetched
+        except Exception as exc:
+            if attempt == FETCH_ATTEMPTS - 1:
+                raise SharedCopyMissing(key, f"{type(exc).__name__}: {exc}") from None
+            time.sleep(FETCH_PAUSE)
+    raise AssertionError("unreachable")
 
 
-def forget(key: str) -> None:
-    """Drop the objective unpickled from ``key`` in this worker process (the search ended)."""
-    with _cache_lock:
-        _cache.pop(key, None)
+async def forget(key: str) -> None:
+    """Drop the objective unpickled from ``key`` in this worker process (the search ended).
+
+    Run in the worker's event loop: it takes no lock, since a trial thread fetching a copy
+    holds the lock while it waits on that loop."""
+    _cache.pop(key, None)
