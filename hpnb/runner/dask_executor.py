@@ -163,12 +163,13 @@ class DaskExecutor(Executor):
         free = {address: max(0, n - stuck.get(address, 0)) for address, n in threads.items()}
         self._allowed_workers = [a for a, n in free.items() if n > 0] if stuck else None
         if not self.per_trial:
-            return max(1, sum(free.values()))
+            self.slots = sum(free.values())
+            return max(1, self.slots)
         advertised = {address: {k: float(v) for k, v in (w.get("resources") or {}).items()}
                       for address, w in info.get("workers", {}).items()}
-        slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
+        self.slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
         self.unfit = unfit_reason(self.per_trial, advertised)  # workers that joined after the start
-        return max(1, slots)
+        return max(1, self.slots)
 
     def _key(self, trial_id: int, attempt: int) -> str:
         return f"{self.topic}-trial-{trial_id}-{attempt}"

@@ -88,6 +88,8 @@ class Executor(ABC):
         self.limited_by: str | None = None
         #: why no worker can run a trial (its per-trial resources), once workers are there; else None
         self.unfit: str | None = None
+        #: trials the workers could take at the last :meth:`capacity` (0: none can now); None: unknown
+        self.slots: int | None = None
 
     @abstractmethod
     def capacity(self) -> int:
