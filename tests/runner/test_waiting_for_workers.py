@@ -87,19 +87,23 @@ def test_a_cluster_without_workers_is_said_then_interrupts_the_search_which_resu
     assert "waiting for workers" not in (message_of(store, "orphaned"))
 
 
-def test_hpnbs_own_local_cluster_gets_back_every_worker_killed(store, tmp_path):
+def test_hpnbs_own_local_cluster_gets_back_every_worker_killed_and_every_nanny_closed(store):
     from hpnb.cluster.connect import local_client
     from hpnb.core.spec.resources import Resources
 
     client = local_client(Resources(workers=3))
     client.wait_for_workers(3, timeout=60)
-    for _ in range(3):  # nannies give up after repeated deaths: the cluster itself is kept at its size
-        for pid in client.run(os.getpid).values():
-            os.kill(pid, signal.SIGKILL)
-        time.sleep(1.0)
+    for pid in client.run(os.getpid).values():  # every worker process at once
+        os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
     wait_until(lambda: len(client.scheduler_info(n_workers=-1)["workers"]) == 3, timeout=60)
     assert time.monotonic() - killed <= 30
+    cluster = client.cluster
+    for nanny in list(cluster.workers.values()):  # nannies that gave up, as Dask's do after repeated deaths
+        cluster.sync(nanny.close)
+    closed = time.monotonic()
+    wait_until(lambda: len(client.scheduler_info(n_workers=-1)["workers"]) == 3, timeout=60)
+    assert time.monotonic() - closed <= 30
     search = hpnb.search(objectives.with_config, name="healed", store=store, client=client, metric="loss",
                          parameters=X_SPACE, trials=6).wait(120)
     assert search.state == "COMPLETED", search.message
