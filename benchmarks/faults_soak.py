@@ -68,8 +68,8 @@ def killer(client: Any, stop: threading.Event, kills: list[float]) -> None:
     rng = random.Random(0)
     while not stop.wait(KILL_EVERY):
         try:
-            pids = [w["pid"] for w in client.scheduler_info(n_workers=-1)["workers"].values() if w.get("pid")]
-        except Exception:
+            pids = list(client.run(os.getpid).values())
+        except Exception:  # a worker dying as we ask: ask again at the next second
             continue
         if pids:
             try:
@@ -128,6 +128,12 @@ def reported_checkpoints(client: Any, home: Path, repeats: int = 20) -> tuple[in
         rows = store.results(search.experiment_id, trial_id=trial.trial_id)
         if trial.state == "COMPLETED" and rows and rows[-1].metrics.get("started_at") == 2:
             resumed += 1
+        else:
+            print(f"  trial {trial.trial_id}: {trial.state}, retries {trial.retries}, steps "
+                  f"{[(r.step, r.metrics.get('started_at')) for r in rows]}, error {trial.error}")
+    events = [e for e in store.events(search.experiment_id) if e["kind"] not in ("retry", "slots")]
+    if events:
+        print("  events:", events[:10])
     return resumed, repeats
 
 

@@ -21,6 +21,7 @@ import logging
 import pickle
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,8 @@ log = logging.getLogger("hpnb")
 
 #: objectives a worker process keeps unpickled (one per live search on it, usually).
 WORKER_CACHE = 4
+#: seconds the driver waits for a worker to put the copy on before its trials go without it.
+SCATTER_TIMEOUT = 5.0
 #: times a worker asks its peers for the copy, and seconds between asks, before it gives up.
 FETCH_ATTEMPTS, FETCH_PAUSE = 3, 0.5
 
@@ -87,16 +90,18 @@ class SharedObjective:
         self.client = client
         self._future: Future | None = None
         self._of: Callable[..., Any] | None = None
+        #: the key trials are given: the copy's, or a placeholder while it could not be put there
+        self._key: str | None = None
         self._stale: set[str] = set()
 
     def key_for(self, objective: Callable[..., Any]) -> str:
         """The key of ``objective``'s copy in the cluster, scattered now if it is not there."""
         future = self._future
-        if (future is None or self._of is not objective or future.key in self._stale
-                or future.status != "finished"):
+        if (self._of is not objective or self._key is None or self._key in self._stale
+                or future is None or future.status != "finished"):
             self._replace(objective)
-        assert self._future is not None
-        return str(self._future.key)
+        assert self._key is not None
+        return self._key
 
     def lost(self, key: str) -> None:
         """A worker could not fetch ``key``: the next trial puts the copy in the cluster again."""
@@ -104,15 +109,24 @@ class SharedObjective:
 
     def _replace(self, objective: Callable[..., Any]) -> None:
         self.release()
-        header, buffers = serialized(objective)
-        # broadcast: every worker there now holds it, so none is preferred for the data it has
-        [self._future] = self.client.scatter([(header, buffers)], direct=True, broadcast=True, hash=False)
         self._of = objective
         self._stale.clear()
+        header, buffers = serialized(objective)
+        try:
+            [self._future] = self.client.scatter([(header, buffers)], direct=True, hash=False,
+                                                 timeout=SCATTER_TIMEOUT)
+        except Exception as exc:  # no worker now, or workers dying as it went: never the driver's end
+            log.info("hpnb could not put the objective in the cluster yet: %s", exc)
+            # its trials find no copy and are queued again; the next submit tries again
+            self._key = f"hpnb-objective-missing-{uuid.uuid4().hex}"
+            return
+        self._key = str(self._future.key)
+        with contextlib.suppress(Exception):  # a copy on every worker there; a worker gone meanwhile
+            self.client.replicate([self._future])  # fetches it from a peer when it runs a trial
 
     def release(self) -> None:
         """Let the workers drop the copy and the objective they unpickled from it."""
-        future, self._future, self._of = self._future, None, None
+        future, self._future, self._of, self._key = self._future, None, None, None
         if future is None:
             return
         key = str(future.key)
