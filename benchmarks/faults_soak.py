@@ -28,6 +28,7 @@ from typing import Any
 import cloudpickle
 
 import hpnb
+from hpnb.api import open_store
 from hpnb.cluster.connect import local_client
 from hpnb.core.spec.resources import Resources
 
@@ -107,7 +108,7 @@ def soak(client: Any, trials: int, kills_on: bool, home: Path) -> dict[str, Any]
     search.wait()
     wall = time.perf_counter() - start
     stop.set()
-    store = hpnb.api.open_store(store_path)
+    store = open_store(store_path)
     found = store.trials(search.experiment_id)
     states: dict[str, int] = {}
     for trial in found:
@@ -122,7 +123,7 @@ def reported_checkpoints(client: Any, home: Path, repeats: int = 20) -> tuple[in
     search = hpnb.search(killed_as_it_reports, name="reported", store=home / "reported.sqlite", client=client,
                          metric="loss", strategy={"name": "fixed", "configs": configs},
                          parameters={"x": [float(i) for i in range(repeats)]}, retries=3).wait()
-    store = hpnb.api.open_store(home / "reported.sqlite")
+    store = open_store(home / "reported.sqlite")
     resumed = 0
     for trial in store.trials(search.experiment_id):
         rows = store.results(search.experiment_id, trial_id=trial.trial_id)
