@@ -2,10 +2,10 @@
 
 The driver pickles the objective with its large buffers (numpy arrays, frames) kept out of
 band, so serializing it copies nothing but the small pickle around them, and scatters that
-to the workers once. Each trial's task names the copy by its key; a worker unpickles it once
-(from its own store, or fetched from a peer when it joined later or was restarted) and keeps
-it until the search releases it. A copy lost with every worker that held it is put in the
-cluster again from the objective the driver still holds.
+to one worker. Each trial's task names the copy by its key; a worker unpickles it once (from
+its own store, or fetched from that worker at its first trial, or when it joined later or was
+restarted) and keeps it until the search releases it. A copy lost with the worker that held it
+is put in the cluster again from the objective the driver still holds.
 
 Example:
     >>> from distributed import Client  # doctest: +SKIP
@@ -120,9 +120,10 @@ class SharedObjective:
             # its trials find no copy and are queued again; the next submit tries again
             self._key = f"hpnb-objective-missing-{uuid.uuid4().hex}"
             return
+        # One worker holds it, and the others fetch it from that one at their first trial (no
+        # replicas: Dask's memory manager drops the copies no task depends on, and a 2 GB replicate
+        # then never ends). Each worker keeps the objective it unpickled until the search ends.
         self._key = str(self._future.key)
-        with contextlib.suppress(Exception):  # a copy on every worker there; a worker gone meanwhile
-            self.client.replicate([self._future])  # fetches it from a peer when it runs a trial
 
     def release(self) -> None:
         """Let the workers drop the copy and the objective they unpickled from it."""
