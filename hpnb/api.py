@@ -16,7 +16,6 @@ Example:
 from __future__ import annotations
 
 import os
-import pickle
 import socket
 import time
 from collections.abc import Callable, Mapping
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from hpnb.cluster.connect import check_local_fits
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.spec import ExperimentSpec, parse_spec
+from hpnb.core.spec.resources import DEFAULT_MAX_CAPTURED
 from hpnb.core.spec.values import check_experiment_name, experiment_name_problem
 from hpnb.core.store import ExperimentRecord, Store
 from hpnb.core.summary import (
@@ -56,18 +56,13 @@ def open_store(store: StoreLike, readonly: bool = False) -> Store:
     return Store(store, readonly=readonly)
 
 
-def check_picklable(objective: Callable[..., Any]) -> None:
-    """Fail before anything starts when ``objective`` cannot travel to a worker."""
-    import cloudpickle
+def check_picklable(objective: Callable[..., Any], limit: int = DEFAULT_MAX_CAPTURED) -> None:
+    """Fail before anything starts when ``objective`` cannot travel to a worker: it captures
+    something that cannot be pickled (named), or more than ``limit`` bytes
+    (``resources.max_captured``)."""
+    from hpnb.runner.captured import check_objective
 
-    if not callable(objective):
-        raise HpnbError(f"the objective must be a function, got {type(objective).__name__}")
-    try:
-        cloudpickle.dumps(objective)
-    except (pickle.PicklingError, TypeError, AttributeError) as exc:
-        raise HpnbError(f"the objective {getattr(objective, '__name__', objective)!r} cannot be pickled "
-                        f"to run on Dask workers: {exc}. Objects it uses (open files, locks, "
-                        "database connections) should be created inside the function.") from exc
+    check_objective(objective, limit)
 
 
 def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | ExperimentSpec | None = None, *,
@@ -128,7 +123,7 @@ def _checked_starter(objective: Callable[..., Any], mode: str | None, client: Cl
                      parsed: ExperimentSpec, namespace: Mapping[str, Any] | None) -> Starter | None:
     """Check before anything starts that ``objective`` can travel: to workers, and when ``mode``
     detaches the driver, to it (what starts that driver then, else None)."""
-    check_picklable(objective)
+    check_picklable(objective, parsed.resources.max_captured)
     if mode is None:
         return None
     address = cluster_address(client, parsed.resources.cluster, namespace)

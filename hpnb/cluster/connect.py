@@ -126,6 +126,7 @@ def start_local(shape: LocalShape) -> Client:
     import dask
     from distributed import Client, LocalCluster
 
+    from hpnb.cluster.keeper import keep_size
     from hpnb.cluster.worker_signals import IgnoreInterrupts
 
     refuse_rerun_of_main()
@@ -143,6 +144,8 @@ def start_local(shape: LocalShape) -> Client:
                                        dashboard_address="127.0.0.1:0")
             if shape.adapt is not None:
                 cluster.adapt(minimum=shape.adapt[0], maximum=shape.adapt[1])
+            else:
+                keep_size(cluster)  # lost workers, and nannies that gave up, replaced
     except Exception as exc:
         unguarded = _unguarded_main_script()
         if unguarded is None:

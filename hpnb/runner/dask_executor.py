@@ -13,7 +13,6 @@ about attempts that never finished (a dead worker, a cancellation).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import threading
 import time
@@ -22,12 +21,12 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
-import cloudpickle
 from distributed import Client, Event, Future, Variable, get_client, get_worker
 
 from hpnb.core.spec.trial_resources import TrialResources, trial_slots, unfit_reason
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
+from hpnb.runner.shared_objective import SharedCopyMissing, SharedObjective, objective_on_worker
 from hpnb.runner.stuck_threads import StuckThreads
 from hpnb.runner.worker.objective import TrialTask, run_trial
 from hpnb.runner.worker.trial_context import TrialChannel
@@ -50,9 +49,18 @@ def _verdict_name(topic: str, trial_id: int, attempt: int, step: int) -> str:
     return f"{_event_name(topic, 'verdict', trial_id, attempt)}-{step}"
 
 
+def _recorded_name(topic: str, trial_id: int, attempt: int, seq: int) -> str:
+    return f"{_event_name(topic, 'recorded', trial_id, attempt)}-{seq}"
+
+
 def _await_verdict(topic: str, task: TrialTask, step: int, timeout: float) -> str | None:
     """The driver's verdict on ``step`` of ``task``'s attempt; None when none came within ``timeout``."""
-    variable = Variable(_verdict_name(topic, task.trial_id, task.attempt, step), client=get_client())
+    return _await_variable(_verdict_name(topic, task.trial_id, task.attempt, step), timeout)
+
+
+def _await_variable(name: str, timeout: float) -> str | None:
+    """The value the driver sets ``name`` to, deleted once read; None when none came in ``timeout``."""
+    variable = Variable(name, client=get_client())
     try:
         return str(variable.get(timeout=timeout))
     except Exception:  # TimeoutError, or the scheduler went away: the trial goes on by itself
@@ -62,26 +70,11 @@ def _await_verdict(topic: str, task: TrialTask, step: int, timeout: float) -> st
             variable.delete()
 
 
-#: objectives a worker has unpickled, by token (a few searches at once at most).
-_objectives: dict[str, Callable[..., Any]] = {}
-_objectives_lock = threading.Lock()
-
-
-def _objective(token: str, blob: bytes) -> Callable[..., Any]:
-    with _objectives_lock:
-        objective = _objectives.get(token)
-        if objective is None:
-            while len(_objectives) >= 4:
-                _objectives.pop(next(iter(_objectives)))
-            objective = _objectives[token] = cloudpickle.loads(blob)
-        return objective
-
-
-def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict[str, Any]:
+def _run_on_worker(objective_key: str, task: TrialTask, topic: str) -> dict[str, Any]:
     """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
     worker = get_worker()
     key = {"trial": task.trial_id, "attempt": task.attempt}
-    objective = _objective(token, blob)
+    objective = objective_on_worker(objective_key)
     worker.log_event(topic, {**key, "started": time.time(), "worker": worker.address})
     stop_event: list[Event] = []
 
@@ -91,8 +84,13 @@ def _run_on_worker(token: str, blob: bytes, task: TrialTask, topic: str) -> dict
             stop_event.append(Event(name, client=get_client()))
         return bool(stop_event[0].is_set())
 
+    def await_recorded(seq: int, timeout: float) -> bool:
+        name = _recorded_name(topic, task.trial_id, task.attempt, seq)
+        return _await_variable(name, timeout) is not None
+
     channel = TrialChannel(send=lambda batch: worker.log_event(topic, batch), should_stop=should_stop,
-                           await_verdict=lambda step, timeout: _await_verdict(topic, task, step, timeout))
+                           await_verdict=lambda step, timeout: _await_verdict(topic, task, step, timeout),
+                           await_recorded=await_recorded)
     outcome = run_trial(objective, task, channel)
     outcome["worker"] = worker.address
     with contextlib.suppress(TypeError):  # not msgpack-able: the driver fetches the result instead
@@ -130,7 +128,7 @@ class DaskExecutor(Executor):
         self._long_logs: dict[tuple[int, int], dict[str, Any]] = {}
         self._experiment = ""
         self._lock = threading.Lock()
-        self._pickled_objective: tuple[Callable[..., Any], str, bytes] | None = None
+        self._shared = SharedObjective(client)
         self._memory = MemoryRestarts.of(client)
         client.subscribe_topic(self.topic, self._on_event)
 
@@ -152,7 +150,7 @@ class DaskExecutor(Executor):
                 self._emit_outcome(*key, outcome)
         else:
             self.sink(ResultBatch(*key, message["rows"], tuple(message.get("unanswered", ())),
-                                  tuple(message.get("events", ()))))
+                                  tuple(message.get("events", ())), message.get("recorded")))
 
     def capacity(self) -> int:
         """Worker threads, less those held by abandoned trials (see :class:`StuckThreads`); with
@@ -165,23 +163,16 @@ class DaskExecutor(Executor):
         free = {address: max(0, n - stuck.get(address, 0)) for address, n in threads.items()}
         self._allowed_workers = [a for a, n in free.items() if n > 0] if stuck else None
         if not self.per_trial:
-            return max(1, sum(free.values()))
+            self.slots = sum(free.values())
+            return max(1, self.slots)
         advertised = {address: {k: float(v) for k, v in (w.get("resources") or {}).items()}
                       for address, w in info.get("workers", {}).items()}
-        slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
+        self.slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
         self.unfit = unfit_reason(self.per_trial, advertised)  # workers that joined after the start
-        return max(1, slots)
+        return max(1, self.slots)
 
     def _key(self, trial_id: int, attempt: int) -> str:
         return f"{self.topic}-trial-{trial_id}-{attempt}"
-
-    def _pickled(self, objective: Callable[..., Any]) -> tuple[str, bytes]:
-        # cloudpickle, always: Dask would pickle some callables (a functools.partial) by
-        # reference, which a worker without the objective's module on its path cannot load
-        if self._pickled_objective is None or self._pickled_objective[0] is not objective:
-            blob = cloudpickle.dumps(objective)
-            self._pickled_objective = (objective, hashlib.sha1(blob).hexdigest(), blob)
-        return self._pickled_objective[1], self._pickled_objective[2]
 
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
         self.submit_many(objective, [task])
@@ -191,14 +182,14 @@ class DaskExecutor(Executor):
         ``submit`` each kept the scheduler's thread busy with an update per trial."""
         if not tasks:
             return
-        token, blob = self._pickled(objective)
+        objective_key = self._shared.key_for(objective)
         self._experiment = tasks[-1].experiment
         # keep new trials off threads that abandoned trials still hold
         placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
         if self.per_trial:
             placement["resources"] = dict(self.per_trial.amounts)
         n = len(tasks)
-        futures = self.client.map(_run_on_worker, [token] * n, [blob] * n, list(tasks), [self.topic] * n,
+        futures = self.client.map(_run_on_worker, [objective_key] * n, list(tasks), [self.topic] * n,
                                   key=[self._key(t.trial_id, t.attempt) for t in tasks], pure=False,
                                   **placement)
         for task, future in zip(tasks, futures, strict=True):
@@ -246,6 +237,10 @@ class DaskExecutor(Executor):
         self.sink(attempt_done(trial_id, attempt, outcome))
 
     def _lost_reason(self, key: tuple[int, int], future: Future) -> str:
+        exc = future.exception()
+        if isinstance(exc, SharedCopyMissing):
+            self._shared.lost(exc.key)
+            return str(exc)
         worker = self._workers.get(key)
         if worker is not None and self._wait_for(lambda: worker in self._memory.reports, MEMORY_REPORT_GRACE):
             report = self._memory.reports[worker]
@@ -268,6 +263,9 @@ class DaskExecutor(Executor):
 
     def verdict(self, trial_id: int, attempt: int, step: int, verdict: str) -> None:
         Variable(_verdict_name(self.topic, trial_id, attempt, step), client=self.client).set(verdict)
+
+    def recorded(self, trial_id: int, attempt: int, seq: int) -> None:
+        Variable(_recorded_name(self.topic, trial_id, attempt, seq), client=self.client).set(True)
 
     def cancel(self, trial_id: int, attempt: int) -> None:
         with self._lock:
@@ -311,6 +309,7 @@ class DaskExecutor(Executor):
         return sorted(self._stuck.per_worker())
 
     def close(self) -> None:
+        self._shared.release()
         with contextlib.suppress(Exception):  # the client may already be closed
             self.client.unsubscribe_topic(self.topic)
 

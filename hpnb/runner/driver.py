@@ -39,6 +39,7 @@ from hpnb.runner.recovery import Recovered, adopt_legacy
 from hpnb.runner.settling import Settling
 from hpnb.runner.store_writer import StoreWriter
 from hpnb.runner.verdicts import EXPLOIT, STOP, Verdicts
+from hpnb.runner.worker_wait import WorkerWait
 
 __all__ = ["WAKE", "Driver", "DriverState"]
 
@@ -118,6 +119,7 @@ class Driver(threading.Thread):
         self.verdicts = Verdicts(context, self.exploits, self.pauses)
         self.settling = Settling(context, self.pauses, self.ends)
         self.commands = DriverCommands(context, self.pauses)
+        self.worker_wait = WorkerWait(context, self.spec.resources.wait_for_workers, self._message)
 
     # -- the loop ----------------------------------------------------------------------
     def run(self) -> None:
@@ -209,6 +211,7 @@ class Driver(threading.Thread):
         c.capacity = self.executor.capacity()
         if self.executor.unfit is not None:
             raise TrialsCannotRun(self.executor.unfit)
+        self.worker_wait.check(self.executor.slots)
         if c.auto_parallel and c.capacity != self.public.parallel:
             self.public.parallel = c.capacity
         self._note_limit()
@@ -303,6 +306,11 @@ class Driver(threading.Thread):
 
     # -- results ----------------------------------------------------------------------
     def _on_batch(self, batch: ResultBatch) -> None:
+        self._judge_batch(batch)
+        if batch.recorded is not None:  # its checkpoint is known here now: a retry resumes from it
+            self.executor.recorded(batch.trial_id, batch.attempt, batch.recorded)
+
+    def _judge_batch(self, batch: ResultBatch) -> None:
         trial = self.context.running.get(batch.trial_id)
         for name, data in batch.events:  # what the worker noted (a checkpoint found missing)
             self.writer.event(name, data)

@@ -41,6 +41,8 @@ class ResultBatch:
     unanswered: tuple[int, ...] = ()
     #: ``[name, data]`` events the trial noted for the search (a checkpoint found missing).
     events: tuple[list[Any], ...] = ()
+    #: the report (its seq) the trial waits to know recorded (see :meth:`Executor.recorded`).
+    recorded: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class Executor(ABC):
         self.limited_by: str | None = None
         #: why no worker can run a trial (its per-trial resources), once workers are there; else None
         self.unfit: str | None = None
+        #: trials the workers could take at the last :meth:`capacity` (0: none can now); None: unknown
+        self.slots: int | None = None
 
     @abstractmethod
     def capacity(self) -> int:
@@ -108,6 +112,9 @@ class Executor(ABC):
     def verdict(self, trial_id: int, attempt: int, step: int, verdict: str) -> None:
         """Answer an attempt waiting at decision step ``step``: ``continue``, ``stop``, ``pause``
         or ``exploit`` (any but ``continue`` ends the attempt there)."""
+
+    def recorded(self, trial_id: int, attempt: int, seq: int) -> None:
+        """Tell an attempt that the driver has recorded its reports up to ``seq`` (a checkpoint)."""
 
     def cancel(self, trial_id: int, attempt: int) -> None:
         """Take back an attempt that has not started (or no longer matters)."""

@@ -17,6 +17,7 @@ from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.ending import TrialEnds
 from hpnb.runner.executor import AttemptDone
 from hpnb.runner.pausing import Pauses
+from hpnb.runner.shared_objective import SHARED_COPY_MISSING
 from hpnb.runner.worker.objective import target_problem
 
 #: times an attempt lost before it started is run again without counting as a retry.
@@ -61,8 +62,10 @@ class Settling:
 
     def _lost(self, trial: DrivenTrial, done: AttemptDone) -> None:
         """An attempt that returned nothing: its worker died, or it was cancelled."""
-        c = self.context
-        if not trial.attempt_started and not c.stopping and trial.lost_queued < MAX_LOST_QUEUED:
+        c, queued = self.context, not trial.attempt_started and not self.context.stopping
+        if queued and (done.reason or "").startswith(SHARED_COPY_MISSING):
+            c.withdraw(trial, requeue=True)  # the copy is put in the cluster again: never the trial's failure
+        elif queued and trial.lost_queued < MAX_LOST_QUEUED:
             # lost while queued behind another trial on a worker that died: not its failure
             trial.lost_queued += 1
             c.withdraw(trial, requeue=True)

@@ -135,7 +135,7 @@ class ScriptedExecutor(Executor):
         self._attempts: dict[tuple[int, int], _Attempt] = {}
 
     def capacity(self) -> int:
-        return self.slots
+        return max(1, self.slots or 0)  # as Dask's: none free still counts one, the wait is told apart
 
     def tasks(self, trial_id: int) -> list[TrialTask]:
         """The tasks submitted for ``trial_id``, in order."""

@@ -122,3 +122,19 @@ def _kill_when_half_uploaded(pattern: str, marker: str) -> None:
             time.sleep(0.005)
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def killed_as_it_reports(x: float, steps: int = 3, kill_at: int = 1) -> dict[str, float]:
+    """A folder checkpoint each step; a fresh start SIGKILLs its worker the instant the report of
+    step ``kill_at`` returns (a returned report with a checkpoint holds it: the retry resumes after)."""
+    trial = hpnb.current_trial()
+    assert trial is not None
+    folder = hpnb.load_checkpoint()
+    start = 0 if folder is None else int((Path(folder) / "step.txt").read_text()) + 1
+    for step in range(start, steps):
+        with hpnb.checkpoint_dir(step=step) as saved:
+            (saved / "step.txt").write_text(str(step))
+        hpnb.report(step=step, loss=x + step, started_at=start)
+        if step == kill_at and start == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return {"loss": x + steps}

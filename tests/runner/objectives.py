@@ -158,3 +158,30 @@ def marks_steps(x: float, marker: str, steps: int = 400, pause: float = 0.05) ->
         with open(marker, "a") as handle:
             handle.write("end\n")
     return {"loss": x + steps}
+
+
+class Unpickled:
+    """Captured data that notes, in ``log``, each process that unpickles it (one line per copy)."""
+
+    def __init__(self, log: str, size: int) -> None:
+        self.log, self.payload = log, bytes(size)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickled, (self.log, self.payload))
+
+
+def _unpickled(log: str, payload: bytes) -> Unpickled:
+    with open(log, "a") as out:
+        out.write(f"{os.getpid()}\n")
+    data = Unpickled.__new__(Unpickled)
+    data.log, data.payload = log, payload
+    return data
+
+
+def uses_captured(data: Unpickled) -> Any:
+    """An objective over ``data`` captured in a closure, as a notebook cell defines one."""
+
+    def train(x: float) -> float:
+        return x + len(data.payload) * 0.0
+
+    return train

@@ -76,6 +76,21 @@ def test_folder_checkpoints_resume_after_a_killed_worker_with_the_trials_dir_and
     assert "out/predictions.csv" in capsys.readouterr().out
 
 
+def test_a_worker_killed_the_instant_a_checkpoint_report_returns_resumes_from_that_checkpoint(
+        store, dask_client):
+    configs = [{"x": float(i)} for i in range(3)]
+    search = hpnb.search(partial(checkpointing_objectives.killed_as_it_reports, steps=3, kill_at=1),
+                         name="reported", store=store, client=dask_client, metric="loss",
+                         strategy={"name": "fixed", "configs": configs}, parameters={"x": [0.0, 1.0, 2.0]},
+                         retries=2, parallel=1).wait(600)
+    assert search.state == "COMPLETED", search.message
+    for trial in store.trials(search.experiment_id):
+        assert (trial.state, trial.retries) == ("COMPLETED", 1)
+        rows = store.results(search.experiment_id, trial_id=trial.trial_id)
+        assert [r.step for r in rows] == [0, 1, 2]
+        assert rows[-1].metrics["started_at"] == 2  # the retry began after step 1's checkpoint
+
+
 def test_a_checkpoint_deleted_from_the_store_resumes_from_the_one_before(store, dask_client):
     search = hpnb.search(partial(checkpointing_objectives.loses_its_latest, steps=6, kill_at=3),
                          name="lost-latest", store=store, client=dask_client, metric="loss",

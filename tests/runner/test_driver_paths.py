@@ -7,6 +7,8 @@ the store and what the executor was asked to do.
 
 from __future__ import annotations
 
+import re
+import threading
 import time
 from typing import Any
 
@@ -25,6 +27,7 @@ from hpnb.testing import Call, Done, Hold, Lost, Report, ScriptedExecutor, Start
 from hpnb.testing.driver_commands import send
 from hpnb.testing.scripted_executor import checkpoint_of
 from tests.store_checks import duplicate_results
+from tests.waiting import wait_until
 
 TRACEBACK = 'Traceback (most recent call last):\n  File "train.py", line 3\nValueError: lr too high'
 DIED = "the worker running this trial died"
@@ -332,3 +335,57 @@ def test_a_stop_while_late_batches_are_awaited_abandons_nothing(store, monkeypat
     [trial] = run(driver)
     assert trial.state == "COMPLETED"  # it returned before the stop
     assert executor.abandons == []  # its thread returned: there is nothing to give up on
+
+
+def test_no_worker_slot_is_said_with_its_time_then_interrupts_the_search_with_its_trials_pending(
+        store, monkeypatch):
+    from hpnb.runner import worker_wait
+
+    monkeypatch.setattr(worker_wait, "WAIT_GRACE", 0.2)
+    monkeypatch.setattr(driver_module, "CAPACITY_CHECK", 0.05)
+    said: list[str | None] = []
+    executor = ScriptedExecutor(lambda task: [Hold()], slots=0)  # the cluster has no worker
+    driver = build(store, executor, trials=3, parallel=2, resources={"wait_for_workers": 1})
+
+    def watch() -> None:
+        while not driver.ended.is_set():
+            said.append(store.experiment("paths").message)
+            time.sleep(0.05)
+
+    driver.start()
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    assert driver.ended.wait(10)
+    watcher.join()
+    waiting = [text for text in said if text]
+    assert waiting and re.fullmatch(r"waiting for workers: none since \d\d:\d\d", waiting[0])
+    record = store.experiment("paths")
+    assert record.state == "INTERRUPTED"
+    assert record.message.startswith(waiting[0]) and "resources.wait_for_workers" in record.message
+    assert {t.state for t in store.trials(driver.experiment_id)} == {"PENDING"}  # a resume runs them
+
+
+def test_workers_coming_back_clear_the_waiting_message(store, monkeypatch):
+    from hpnb.runner import worker_wait
+
+    monkeypatch.setattr(worker_wait, "WAIT_GRACE", 0.1)
+    monkeypatch.setattr(driver_module, "CAPACITY_CHECK", 0.05)
+    executor = ScriptedExecutor(lambda task: [Start(), Hold()], slots=0)
+    driver = build(store, executor, trials=1)
+    seen: list[str | None] = []
+
+    def workers_come_back() -> None:
+        seen.append(wait_until(lambda: store.experiment("paths").message, timeout=10))
+        executor.slots = 1
+        wait_until(lambda: store.experiment("paths").message is None, timeout=10)
+        seen.append(store.experiment("paths").message)
+        driver.offer(Command("stop"))
+
+    helper = threading.Thread(target=workers_come_back)
+    driver.start()
+    helper.start()
+    assert driver.ended.wait(15)
+    helper.join()
+    assert seen[0].startswith("waiting for workers: none since") and seen[1] is None
+    kinds = [e["kind"] for e in store.events(driver.experiment_id)]
+    assert kinds.index("waiting_for_workers") < kinds.index("workers_back")

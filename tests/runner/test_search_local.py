@@ -4,7 +4,6 @@ on its own (failures, commands, budgets) is in test_driver_paths.py and test_dri
 
 from __future__ import annotations
 
-import threading
 from functools import partial
 
 import pytest
@@ -69,18 +68,6 @@ def test_objective_may_return_nothing_after_reporting(store, dask_client):
     trials = store.trials(search.experiment_id)
     assert {t.state for t in trials} == {"COMPLETED"}
     assert all(t.value == pytest.approx(t.params["x"]) for t in trials)
-
-
-def test_an_objective_that_cannot_be_pickled_is_refused_before_anything_starts(store):
-    lock = threading.Lock()
-
-    def holds_a_lock(x):
-        with lock:
-            return x
-
-    with pytest.raises(HpnbError, match="cannot be pickled"):
-        run(store, holds_a_lock, None, trials=2)  # refused before a cluster is asked for
-    assert store.experiments() == []
 
 
 @pytest.mark.slow

@@ -17,10 +17,14 @@ from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.spec.quantity import Quantity, QuantityKind, parse_quantity
 from hpnb.core.spec.trial_resources import TrialResources, parse_gpus, parse_per_trial
-from hpnb.core.spec.values import as_bool, as_float, as_int, as_mapping, as_text, check_keys
+from hpnb.core.spec.values import as_bool, as_float, as_int, as_mapping, as_text, check_keys, parse_duration
 
 RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "adapt", "kubernetes",
-                 "per_trial", "gpus")
+                 "per_trial", "gpus", "wait_for_workers", "max_captured")
+#: how long a search waits with no worker able to run its trials before it stops, by default.
+DEFAULT_WAIT_FOR_WORKERS = 600.0
+#: the largest objective (with what it captures, pickled) a search sends to its workers, by default.
+DEFAULT_MAX_CAPTURED = 4 * 2**30
 KUBERNETES_KEYS = ("image", "namespace", "env", "node_selector", "tolerations", "service_account",
                    "adapt", "keep", "timeout")
 TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
@@ -51,6 +55,10 @@ class Resources:
     per_trial: TrialResources = field(default_factory=TrialResources)
     #: the GPU ids a local cluster hands out to its workers (None: those it detects)
     gpus: tuple[int, ...] | None = None
+    #: seconds the search waits with no worker able to run its trials before it is interrupted
+    wait_for_workers: float = DEFAULT_WAIT_FOR_WORKERS
+    #: bytes the pickled objective with what it captures may hold (it travels to every worker)
+    max_captured: int = DEFAULT_MAX_CAPTURED
 
     def memory_limit_bytes(self) -> int | None:
         """The memory limit of a worker in bytes (rounded up), or None."""
@@ -91,6 +99,10 @@ class Resources:
             out["per_trial"] = self.per_trial.to_dict()
         if self.gpus is not None:
             out["gpus"] = list(self.gpus)
+        if self.wait_for_workers != DEFAULT_WAIT_FOR_WORKERS:
+            out["wait_for_workers"] = self.wait_for_workers
+        if self.max_captured != DEFAULT_MAX_CAPTURED:
+            out["max_captured"] = self.max_captured
         return out
 
 
@@ -139,7 +151,18 @@ def parse_resources(data: Any, path: str = "resources") -> Resources:
         adapt=None if adapt is None else FrozenDict(_parse_adapt(adapt, f"{path}.adapt")),
         per_trial=parse_per_trial(data.get("per_trial"), f"{path}.per_trial"),
         gpus=gpus,
+        wait_for_workers=parse_duration(data.get("wait_for_workers", DEFAULT_WAIT_FOR_WORKERS),
+                                        f"{path}.wait_for_workers"),
+        max_captured=_parse_size(data.get("max_captured", DEFAULT_MAX_CAPTURED), f"{path}.max_captured"),
     )
+
+
+def _parse_size(value: Any, path: str) -> int:
+    """A size in bytes: a number, or a quantity such as ``8Gi`` or ``500M``."""
+    size = _bytes(parse_quantity(value, path, kind="memory"))
+    if not size:
+        raise SpecError(path, "must be more than 0 bytes", value=value, allowed="a size such as 8Gi or 500M")
+    return size
 
 
 def parse_cluster(value: Any, path: str) -> str:

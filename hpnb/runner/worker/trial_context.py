@@ -37,11 +37,14 @@ class TrialChannel:
         should_stop: True once the driver asked this trial to stop.
         await_verdict: waits at most ``timeout`` seconds for the driver's verdict on ``step``;
             None when none came.
+        await_recorded: waits at most ``timeout`` seconds until the driver has recorded the
+            report numbered ``seq`` (one with a checkpoint); False when it did not say so in time.
     """
 
     send: Callable[[dict[str, Any]], None]
     should_stop: Callable[[], bool]
     await_verdict: Callable[[int, float], str | None] = lambda step, timeout: CONTINUE
+    await_recorded: Callable[[int, float], bool] = lambda seq, timeout: True
 
 
 @dataclass
@@ -96,7 +99,11 @@ class TrialContext:
             self.await_verdict(step)  # type: ignore[arg-type]
             return
         now = time.monotonic()
-        if checkpoint is not None or len(self.buffer) >= BATCH_SIZE or now - self.last_send >= BATCH_INTERVAL:
+        if checkpoint is not None:  # returns once the driver holds it: a retry resumes from it
+            self.flush(recorded=self.seq)
+            if not self.channel.await_recorded(self.seq, self.verdict_timeout):
+                self.events.append(["checkpoint_unconfirmed", {"trial": self.trial_id, "step": step}])
+        elif len(self.buffer) >= BATCH_SIZE or now - self.last_send >= BATCH_INTERVAL:
             self.flush()
         if now - self.last_stop_check >= STOP_CHECK_INTERVAL:
             self.last_stop_check = now
@@ -110,11 +117,14 @@ class TrialContext:
             self.stop_requested = True
             self.stop_reason = f"{verdict} at step {step}"
 
-    def flush(self) -> None:
+    def flush(self, recorded: int | None = None) -> None:
+        """Send what is buffered; ``recorded``: the report whose recording the trial waits for."""
         # a batch may carry no rows: a wait in vain at the last decision step must still be told
         if self.buffer or self.unanswered or self.events:
             rows, self.buffer = self.buffer, []
             batch: dict[str, Any] = {"trial": self.trial_id, "attempt": self.attempt, "rows": rows}
+            if recorded is not None:
+                batch["recorded"] = recorded
             if self.unanswered:
                 batch["unanswered"], self.unanswered = self.unanswered, []
             if self.events:

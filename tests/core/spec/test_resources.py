@@ -129,3 +129,23 @@ def test_kubernetes_options_are_read_only() -> None:
     res = parse_resources({"cluster": "kubernetes", "kubernetes": {"env": {"A": "1"}}})
     with pytest.raises(TypeError):
         res.kubernetes["env"]["B"] = "2"
+
+
+def test_wait_for_workers_and_max_captured_have_defaults_and_take_durations_and_sizes():
+    default = parse_resources({})
+    assert (default.wait_for_workers, default.max_captured) == (600.0, 4 * 2**30)
+    given = parse_resources({"wait_for_workers": "90s", "max_captured": "8Gi"})
+    assert (given.wait_for_workers, given.max_captured) == (90.0, 8 * 2**30)
+    assert parse_resources(given.to_dict()) == given  # stored and read back
+
+
+@pytest.mark.parametrize(("data", "words"), [
+    ({"wait_for_workers": "soon"}, "resources.wait_for_workers: is not a duration (got 'soon')"),
+    ({"wait_for_workers": 0}, "resources.wait_for_workers: must be more than 0 seconds"),
+    ({"max_captured": "4GB"}, "resources.max_captured:"),
+    ({"max_captured": 0}, "resources.max_captured: must be more than 0 bytes"),
+])
+def test_a_wrong_wait_or_size_names_the_field_and_what_is_allowed(data, words):
+    with pytest.raises(SpecError) as raised:
+        parse_resources(data)
+    assert words in str(raised.value) and "allowed:" in str(raised.value)

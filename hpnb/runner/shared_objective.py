@@ -1,0 +1,194 @@
+"""The objective and what it captures, put in the cluster once per search.
+
+The driver pickles the objective with its large buffers (numpy arrays, frames) kept out of
+band, so serializing it copies nothing but the small pickle around them, and scatters that
+to one worker. Each trial's task names the copy by its key; a worker unpickles it once (from
+its own store, or fetched from that worker at its first trial, or when it joined later or was
+restarted) and keeps it until the search releases it. A copy lost with the worker that held it
+is put in the cluster again from the objective the driver still holds.
+
+Example:
+    >>> from distributed import Client  # doctest: +SKIP
+    >>> shared = SharedObjective(Client())  # doctest: +SKIP
+    >>> key = shared.key_for(train)  # doctest: +SKIP
+    >>> objective = objective_on_worker(key)  # in a task on a worker  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import pickle
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import cloudpickle
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+log = logging.getLogger("hpnb")
+
+#: objectives a worker process keeps unpickled (one per live search on it, usually).
+WORKER_CACHE = 4
+#: seconds the driver waits for a worker to put the copy on before its trials go without it.
+SCATTER_TIMEOUT = 5.0
+#: times a worker asks its peers for the copy, and seconds between asks, before it gives up.
+FETCH_ATTEMPTS, FETCH_PAUSE = 3, 0.5
+
+
+#: the start of the reason an attempt is lost for when its worker could not fetch the objective.
+SHARED_COPY_MISSING = "the worker could not fetch the search's copy of the objective"
+
+
+class SharedCopyMissing(Exception):
+    """A worker could not fetch the search's copy of the objective (every worker holding it was
+    lost): the trial is run again once the driver has put it in the cluster anew."""
+
+    def __init__(self, key: str, why: str) -> None:
+        super().__init__(key, why)
+        self.key, self.why = key, why
+
+    def __str__(self) -> str:
+        return f"{SHARED_COPY_MISSING} ({self.key}): {self.why}"
+
+
+def serialized(objective: Callable[..., Any]) -> tuple[bytes, list[memoryview]]:
+    """``objective`` pickled by value, its large buffers out of band (views, not copies).
+
+    Example:
+        >>> header, buffers = serialized(len)
+        >>> pickle.loads(header, buffers=buffers) is len
+        True
+    """
+    buffers: list[pickle.PickleBuffer] = []
+    # cloudpickle, always: Dask would pickle some callables (a functools.partial) by reference,
+    # which a worker without the objective's module on its path cannot load
+    header = cloudpickle.dumps(objective, protocol=5, buffer_callback=buffers.append)
+    return header, [buffer.raw() for buffer in buffers]
+
+
+def serialized_size(objective: Callable[..., Any]) -> int:
+    """The bytes that travel for ``objective``, counted without copying its buffers.
+
+    Example:
+        >>> serialized_size(len) < 100
+        True
+    """
+    header, buffers = serialized(objective)
+    return len(header) + sum(buffer.nbytes for buffer in buffers)
+
+
+class SharedObjective:
+    """The driver's side: one scattered copy of the search's objective, put again when lost."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._future: Future | None = None
+        self._of: Callable[..., Any] | None = None
+        #: the key trials are given: the copy's, or a placeholder while it could not be put there
+        self._key: str | None = None
+        self._stale: set[str] = set()
+
+    def key_for(self, objective: Callable[..., Any]) -> str:
+        """The key of ``objective``'s copy in the cluster, scattered now if it is not there."""
+        future = self._future
+        if (self._of is not objective or self._key is None or self._key in self._stale
+                or future is None or future.status != "finished"):
+            self._replace(objective)
+        assert self._key is not None
+        return self._key
+
+    def lost(self, key: str) -> None:
+        """A worker could not fetch ``key``: the next trial puts the copy in the cluster again."""
+        self._stale.add(key)
+
+    def _replace(self, objective: Callable[..., Any]) -> None:
+        self.release()
+        self._of = objective
+        self._stale.clear()
+        header, buffers = serialized(objective)
+        try:
+            [self._future] = self.client.scatter([(header, buffers)], direct=True, hash=False,
+                                                 timeout=SCATTER_TIMEOUT)
+        except Exception as exc:  # no worker now, or workers dying as it went: never the driver's end
+            log.info("hpnb could not put the objective in the cluster yet: %s", exc)
+            # its trials find no copy and are queued again; the next submit tries again
+            self._key = f"hpnb-objective-missing-{uuid.uuid4().hex}"
+            return
+        # One worker holds it, and the others fetch it from that one at their first trial (no
+        # replicas: Dask's memory manager drops the copies no task depends on, and a 2 GB replicate
+        # then never ends). Each worker keeps the objective it unpickled until the search ends.
+        self._key = str(self._future.key)
+
+    def release(self) -> None:
+        """Let the workers drop the copy and the objective they unpickled from it."""
+        future, self._future, self._of, self._key = self._future, None, None, None
+        if future is None:
+            return
+        key = str(future.key)
+        with contextlib.suppress(Exception):  # the client may be closing
+            future.release()
+        with contextlib.suppress(Exception):
+            self.client.run(forget, key, wait=False)
+
+
+_cache: OrderedDict[str, Callable[..., Any]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def objective_on_worker(key: str) -> Callable[..., Any]:
+    """The objective scattered as ``key``, unpickled once per worker process.
+
+    Raises:
+        SharedCopyMissing: no worker holds the copy any more.
+    """
+    with _cache_lock:  # one fetch per process, whichever of its threads asks first
+        objective = _cache.get(key)
+        if objective is None:
+            header, buffers = _fetch(key)
+            objective = cloudpickle.loads(header, buffers=buffers)
+            while len(_cache) >= WORKER_CACHE:
+                _cache.popitem(last=False)
+            _cache[key] = objective
+        with contextlib.suppress(KeyError):  # forgotten meanwhile: this trial still has it
+            _cache.move_to_end(key)
+        return objective
+
+
+def _fetch(key: str) -> tuple[bytes, list[Any]]:
+    from distributed import get_worker
+    from distributed.utils import sync
+    from distributed.utils_comm import gather_from_workers
+
+    worker = get_worker()
+    if key in worker.data:
+        held: tuple[bytes, list[Any]] = worker.data[key]  # type: ignore[assignment]
+        return held
+
+    async def from_peers() -> Any:
+        who_has = await worker.scheduler.who_has(keys=[key])
+        data, *_ = await gather_from_workers(who_has, rpc=worker.rpc, who=worker.address)
+        return data[key]
+
+    for attempt in range(FETCH_ATTEMPTS):  # a holder that just died may still be listed
+        try:
+            fetched: tuple[bytes, list[Any]] = sync(worker.loop, from_peers)
+            return fetched
+        except Exception as exc:
+            if attempt == FETCH_ATTEMPTS - 1:
+                raise SharedCopyMissing(key, f"{type(exc).__name__}: {exc}") from None
+            time.sleep(FETCH_PAUSE)
+    raise AssertionError("unreachable")
+
+
+async def forget(key: str) -> None:
+    """Drop the objective unpickled from ``key`` in this worker process (the search ended).
+
+    Run in the worker's event loop: it takes no lock, since a trial thread fetching a copy
+    holds the lock while it waits on that loop."""
+    _cache.pop(key, None)
