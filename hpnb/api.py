@@ -33,6 +33,7 @@ from hpnb.core.summary import (
 )
 from hpnb.core.trial import ExperimentState
 from hpnb.handle import Search, driver_id
+from hpnb.tracking import check_tracking
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -98,6 +99,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         return _resume(opened, name, objective, client, namespace, background=not wait_for_cluster)
     _announce_warm_start(opened, parsed, name, source if source is not None else _source_text(spec))
     _probe_checkpoint_store(opened, parsed, name)
+    check_tracking(parsed)
     record = opened.create_experiment(
         name, parsed.to_dict(), source=source if source is not None else _source_text(spec),
         metric=parsed.metric, mode=parsed.mode, strategy=parsed.strategy.name, budget=parsed.trials,
@@ -177,8 +179,9 @@ def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Cli
             namespace: Mapping[str, Any] | None, background: bool = False) -> Search:
     record = opened.experiment(name)
     _refuse_if_driven_elsewhere(record)
-    handle = Search(opened, record, parse_spec(record.spec), objective=objective, client=client,
-                    namespace=namespace)
+    spec = parse_spec(record.spec)
+    check_tracking(spec)
+    handle = Search(opened, record, spec, objective=objective, client=client, namespace=namespace)
     handle._start(background)
     return handle
 

@@ -46,6 +46,8 @@ from hpnb.runner.checkpoint_store import (
 from hpnb.runner.driver import Command, Driver
 from hpnb.runner.lease import DriverLease
 from hpnb.runner.recovery import recover
+from hpnb.tracking import start_tracking
+from hpnb.tracking.background import Tracking
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -95,6 +97,8 @@ class Launch:
         self._pending: list[Command] = []
         self._lock = threading.Lock()
         self._close_cluster: Callable[[], None] | None = None
+        #: MLflow and TensorBoard, fed from the store while the driver runs (hpnb.tracking)
+        self.tracking = Tracking([])
 
     # -- what the handle asks -----------------------------------------------------------
     @property
@@ -110,6 +114,7 @@ class Launch:
         driver = self.driver
         if driver is not None:
             driver.ended.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            self.tracking.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
     def offer(self, command: Command) -> bool:
         """Hand ``command`` to the driver, or keep it for the driver while the cluster starts;
@@ -166,6 +171,7 @@ class Launch:
             if raise_errors:
                 raise
             return
+        self.tracking = start_tracking(self.store, self.experiment_id, self.name, self.spec)
         with self._lock:
             for command in self._pending:
                 driver.offer(command)
@@ -275,6 +281,7 @@ class Launch:
                 close()
 
     def _ended(self) -> None:
+        self.tracking.finish()
         self._close_cluster_made_for_it()
         self.on_change()
 

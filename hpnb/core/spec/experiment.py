@@ -38,6 +38,7 @@ from hpnb.core.spec.noise import parse_noise, strategy_options
 from hpnb.core.spec.objectives import parse_objectives
 from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
 from hpnb.core.spec.resources import Resources, parse_resources
+from hpnb.core.spec.tracking import TrackingSpec, parse_tracking
 from hpnb.core.spec.values import (
     MAX_PARALLEL,
     MAX_RETRIES,
@@ -58,7 +59,7 @@ from hpnb.core.strategies import STRATEGIES, strategy_class
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "parameters",
                   "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout",
-                  "enqueue", "warm_start", "checkpoints", "constraints", "noise")
+                  "enqueue", "warm_start", "checkpoints", "constraints", "noise", "tracking")
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 #: the budget of a sampling strategy when ``trials`` is not given.
@@ -132,6 +133,8 @@ class ExperimentSpec:
     #: the metric is noisy (``noise: true``), not (``false``), or None: found out
     #: (:mod:`hpnb.core.spec.noise`).
     noise: bool | None = None
+    #: where else the search is recorded while it runs (``tracking:``: MLflow, TensorBoard).
+    tracking: TrackingSpec = field(default_factory=TrackingSpec)
 
     def __post_init__(self) -> None:
         if not self.objectives:
@@ -165,6 +168,7 @@ class ExperimentSpec:
             **({"checkpoints": self.checkpoints.to_dict()} if self.checkpoints != CheckpointsSpec() else {}),
             **({"constraints": constraints_dict(self.constraints)} if self.constraints else {}),
             **({"noise": self.noise} if self.noise is not None else {}),
+            **({"tracking": self.tracking.to_dict()} if self.tracking.enabled else {}),
         }
 
     def strategy_options(self) -> dict[str, Any]:
@@ -274,6 +278,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         checkpoints=parse_checkpoints(data.get("checkpoints")),
         constraints=parse_constraints(data.get("constraints")),
         noise=noise,
+        tracking=parse_tracking(data.get("tracking")),
     )
 
 

@@ -1,0 +1,263 @@
+"""A search in MLflow: a parent run for the search, a nested run per trial, sent in batches.
+
+What lands where is said in :mod:`~hpnb.tracking.mlflow_search` (the parent run) and
+:mod:`~hpnb.tracking.mlflow_trials` (the trial runs); how runs are found again (a resume, an
+export) in :mod:`~hpnb.tracking.mlflow_runs`. This module sends: the metrics of each trial with
+``log_batch`` (at most MLflow's 1,000 points a call, each call also moving the run's
+``hpnb.sent_seq`` so that a point is never sent twice), then the trials' ends, then the parent's
+best or front. Everything not sent stays remembered and is sent by the next push.
+
+Example:
+    >>> tracker = MlflowTracker("http://127.0.0.1:5000", None, store.path)   # doctest: +SKIP
+    >>> tracker.take(StoreFeed(store.path, record.id).read()); tracker.push()   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hpnb.core.spec.tracking import masked
+from hpnb.core.store import ResultRow, TrialRecord
+from hpnb.core.trial import TrialState
+from hpnb.tracking.background import TrackerUnreachable
+from hpnb.tracking.feed import Update
+from hpnb.tracking.mlflow_runs import SENT, STATE, RunBook, search_key
+from hpnb.tracking.mlflow_search import (
+    RUN_STATUS,
+    best_changes,
+    finished_count,
+    front_changes,
+    now_ms,
+    search_params,
+    spec_yaml,
+    state_tags,
+)
+from hpnb.tracking.mlflow_trials import (
+    ENDED,
+    TRIAL_STATUS,
+    TrialFiles,
+    end_tags,
+    metric_points,
+    start_params,
+    start_tags,
+)
+from hpnb.tracking.names import MetricNames
+from hpnb.tracking.reach import http_problem, is_http
+
+if TYPE_CHECKING:
+    from mlflow.tracking import MlflowClient
+
+#: MLflow's most metrics in one log_batch (params and tags: 100 each).
+BATCH_METRICS = 1000
+BATCH_TAGS = 100
+
+
+class MlflowTracker:
+    """Sends one search to the MLflow tracking server (or store) at ``uri``.
+
+    Args:
+        uri: the tracking URI (its password, if any, is never shown).
+        experiment: the MLflow experiment (None: the search's name).
+        store_path: the hpnb store (to find the search's checkpoints and artifacts).
+    """
+
+    def __init__(self, uri: str, experiment: str | None, store_path: Path) -> None:
+        self.uri, self.experiment, self.store_path = uri, experiment, store_path
+        self.label = f"MLflow at {masked(uri)}"
+        self.names = MetricNames()
+        self.pending: dict[int, list[ResultRow]] = {}
+        self.latest: Update | None = None
+        self.book: RunBook | None = None
+        self._client: MlflowClient | None = None
+        self._files: TrialFiles | None = None
+        self._probe = is_http(uri)
+
+    # -- the Tracker protocol -----------------------------------------------------------------
+    def take(self, update: Update) -> None:
+        self.latest = update
+        for row in update.rows:
+            self.pending.setdefault(row.trial_id, []).append(row)
+
+    def push(self) -> None:
+        update = self.latest
+        if update is None:
+            return
+        if self._probe:
+            problem = http_problem(self.uri, timeout=2.0)
+            if problem is not None:
+                raise TrackerUnreachable(problem)
+        try:
+            book = self._book(update)
+            self._send_trials(book, update)
+            self._send_search(book, update)
+        except Exception:
+            self._probe = is_http(self.uri)  # ask /health first next time: MLflow's client retries long
+            raise
+        self._probe = False
+
+    def close(self, update: Update) -> None:
+        """End the runs as the store says: the search's status, unfinished trials KILLED."""
+        book = self._book(update)
+        client = self.client
+        for trial in update.trials:
+            run_id = book.trials.get(trial.trial_id)
+            if run_id is not None and trial.state not in ENDED and book.states.get(trial.trial_id) != "KILLED":
+                client.log_batch(run_id, tags=_tags({STATE: trial.state}))
+                client.set_terminated(run_id, "KILLED")
+                book.states[trial.trial_id] = "KILLED"
+        status = RUN_STATUS.get(update.record.state)
+        if status is not None:
+            client.set_terminated(book.parent, status, end_time=int(update.record.updated * 1000))
+
+    def unsent(self) -> str | None:
+        batches = sum(math.ceil(len(rows) / BATCH_METRICS) for rows in self.pending.values() if rows)
+        name = self.latest.record.name if self.latest is not None else "NAME"
+        hint = f"`hpnb export {name} --mlflow {masked(self.uri)}` sends them"
+        if batches:
+            return f"{batches} metric batches could not reach {self.label}; {hint}"
+        if self.book is None and self.latest is not None:
+            return f"the search's runs could not reach {self.label}; {hint}"
+        return None
+
+    # -- the runs -----------------------------------------------------------------------------
+    @property
+    def client(self) -> MlflowClient:
+        if self._client is None:
+            from mlflow.tracking import MlflowClient
+
+            self._client = MlflowClient(self.uri)
+        return self._client
+
+    def _book(self, update: Update) -> RunBook:
+        if self.book is None:
+            record = update.record
+            book = RunBook.open(self.client, self.experiment or record.name, record, state_tags(record))
+            if book.created:
+                self._first_search_content(book, update)
+            elif record.state == TrialState.RUNNING.value:
+                self.client.update_run(book.parent, "RUNNING")  # a resumed search runs again
+            self.book = book
+            self._files = TrialFiles(self.store_path, record)
+        return self.book
+
+    def _first_search_content(self, book: RunBook, update: Update) -> None:
+        self._log(book.parent, params=search_params(update.record), tags={"hpnb.search": update.record.name})
+        self.client.log_text(book.parent, spec_yaml(update.record), "spec.yaml")
+
+    # -- trials -------------------------------------------------------------------------------
+    def _send_trials(self, book: RunBook, update: Update) -> None:
+        for trial in update.trials:
+            if trial.trial_id not in book.trials and (trial.state != TrialState.PENDING.value
+                                                      or trial.trial_id in self.pending):
+                self._start_trial(book, update, trial)
+        for trial_id in list(self.pending):
+            self._send_metrics(book, trial_id)
+        if update.more:
+            return  # a trial's end waits for all its reports
+        for trial in update.trials:
+            if trial.trial_id in book.trials:
+                self._follow_state(book, trial)
+
+    def _start_trial(self, book: RunBook, update: Update, trial: TrialRecord) -> None:
+        params, cut = start_params(trial, self.names)
+        tags = {**start_tags(trial, cut), "mlflow.parentRunId": book.parent, "hpnb.role": "trial",
+                "hpnb.search_key": search_key(update.record), STATE: TrialState.RUNNING.value}
+        start = trial.start if trial.start is not None else None
+        run = self.client.create_run(book.experiment_id, start_time=None if start is None else int(start * 1000),
+                                     tags=tags, run_name=tags["mlflow.runName"])
+        book.trials[trial.trial_id] = run.info.run_id
+        book.states[trial.trial_id] = TrialState.RUNNING.value
+        self._log(run.info.run_id, params=params)
+
+    def _send_metrics(self, book: RunBook, trial_id: int) -> None:
+        """The trial's reports not sent yet, in calls of at most :data:`BATCH_METRICS` points;
+        each call also moves the run's ``hpnb.sent_seq`` to its last report."""
+        from mlflow.entities import Metric
+
+        run_id = book.trials.get(trial_id)
+        if run_id is None:
+            return
+        sent = book.sent.get(trial_id, 0)
+        batch: list[Any] = []
+        for row in [row for row in self.pending[trial_id] if row.seq > sent]:
+            step = row.step if row.step is not None else row.seq
+            points = [Metric(key, value, int(row.time * 1000), step)
+                      for key, value in metric_points(row.metrics, self.names).items()][:BATCH_METRICS - 1]
+            if len(batch) + len(points) >= BATCH_METRICS:
+                self._send_batch(book, trial_id, run_id, batch, sent)
+            batch.extend(points)
+            sent = row.seq
+        self._send_batch(book, trial_id, run_id, batch, sent)
+        del self.pending[trial_id]
+
+    def _send_batch(self, book: RunBook, trial_id: int, run_id: str, batch: list[Any], last: int) -> None:
+        if last <= book.sent.get(trial_id, 0):
+            return
+        self.client.log_batch(run_id, metrics=list(batch), tags=_tags({SENT: str(last)}))
+        batch.clear()
+        book.sent[trial_id] = last
+        self.pending[trial_id] = [row for row in self.pending[trial_id] if row.seq > last]
+
+    def _follow_state(self, book: RunBook, trial: TrialRecord) -> None:
+        run_id = book.trials[trial.trial_id]
+        known = book.states.get(trial.trial_id)
+        if trial.state == known:
+            return
+        if trial.state in ENDED:
+            self._end_trial(run_id, trial)
+        elif trial.state == TrialState.RUNNING.value and known is not None:
+            self.client.update_run(run_id, "RUNNING")  # run again by a resume
+            self._log(run_id, tags={STATE: trial.state})
+        book.states[trial.trial_id] = trial.state
+
+    def _end_trial(self, run_id: str, trial: TrialRecord) -> None:
+        assert self._files is not None
+        client = self.client
+        if trial.state == TrialState.FAILED.value and trial.error:
+            client.log_text(run_id, trial.error, "error.txt")
+        self._files.send_artifacts(client, run_id, trial.trial_id)
+        self._log(run_id, tags=end_tags(trial, self._files.checkpoint_url(trial.checkpoint)))
+        end = None if trial.end is None else int(trial.end * 1000)
+        client.set_terminated(run_id, TRIAL_STATUS[trial.state], end_time=end)
+
+    # -- the search ---------------------------------------------------------------------------
+    def _send_search(self, book: RunBook, update: Update) -> None:
+        sent = book.parent_tags
+        record, trials = update.record, update.trials
+        step = finished_count(trials)
+        metrics, tags = best_changes(record, trials, sent, self.names)
+        front_metrics, front_tags, front_text = front_changes(record, trials, sent)
+        metrics.update(front_metrics)
+        tags.update(front_tags)
+        tags.update({key: value for key, value in state_tags(record).items() if sent.get(key) != value})
+        tags.update({f"hpnb.renamed.{new}": old[:8000] for new, old in self.names.renamed.items()
+                     if f"hpnb.renamed.{new}" not in sent})
+        if front_text is not None:
+            self.client.log_text(book.parent, front_text, "pareto_front.json")
+        if metrics or tags:
+            from mlflow.entities import Metric
+
+            self._log(book.parent, tags=tags,
+                      metrics=[Metric(key, value, now_ms(), step) for key, value in metrics.items()])
+            sent.update(tags)
+
+    def _log(self, run_id: str, *, params: dict[str, str] | None = None, tags: dict[str, str] | None = None,
+             metrics: list[Any] | None = None) -> None:
+        """``log_batch`` in as many calls as MLflow's limits want."""
+        from mlflow.entities import Param
+
+        param_list = [Param(key, value) for key, value in (params or {}).items()]
+        tag_list = _tags(tags or {})
+        for index in range(max(1, math.ceil(max(len(param_list), len(tag_list)) / BATCH_TAGS))):
+            part = slice(index * BATCH_TAGS, (index + 1) * BATCH_TAGS)
+            self.client.log_batch(run_id, metrics=(metrics or []) if index == 0 else [],
+                                  params=param_list[part], tags=tag_list[part])
+
+
+def _tags(tags: dict[str, str]) -> list[Any]:
+    from mlflow.entities import RunTag
+
+    return [RunTag(key, value) for key, value in tags.items()]
+
