@@ -52,8 +52,9 @@ def start_tags(trial: TrialRecord, cut: list[str]) -> dict[str, str]:
     return tags
 
 
-def metric_points(values: dict[str, Any], names: MetricNames) -> dict[str, float]:
-    """The numbers of one report, by their MLflow names (None and non-numbers left out)."""
+def metric_points(values: dict[str, Any], names: MetricNames | None = None) -> dict[str, float]:
+    """The numbers of one report, by their MLflow names with ``names`` (else as reported); None
+    and non-numbers left out."""
     points = {}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -61,7 +62,7 @@ def metric_points(values: dict[str, Any], names: MetricNames) -> dict[str, float
         number = float(value)
         if math.isinf(number):  # MLflow stores no infinity: the largest float of its sign
             number = math.copysign(1.7976931348623157e308, number)
-        points[names.safe(name)] = number
+        points[name if names is None else names.safe(name)] = number
     return points
 
 

@@ -36,7 +36,6 @@ from hpnb.core.trial import TrialState
 from hpnb.tracking.feed import Update
 from hpnb.tracking.mlflow_runs import search_key
 from hpnb.tracking.mlflow_trials import ENDED, metric_points
-from hpnb.tracking.names import MetricNames
 from hpnb.tracking.tensorboard_hparams import HParams
 
 STATE_FILE = ".hpnb-tensorboard.json"
@@ -78,7 +77,6 @@ class TensorBoardTracker:
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
         self.label = f"TensorBoard folder {self.folder}"
-        self.names = MetricNames()
         self.pending: dict[int, list[ResultRow]] = {}
         self.latest: Update | None = None
         self._state: dict[str, Any] | None = None
@@ -156,7 +154,7 @@ class TensorBoardTracker:
         for row in rows:
             step = row.step if row.step is not None else row.seq
             values = [Summary.Value(tag=name, simple_value=value)
-                      for name, value in metric_points(row.metrics, self.names).items()]
+                      for name, value in metric_points(row.metrics).items()]
             events.summary(Summary(value=values), step, row.time)
             state["sent"][str(trial_id)] = row.seq
         if ending:
