@@ -103,8 +103,10 @@ def main() -> int:
         finally:
             stop_mlflow(server)
     latencies = sampler.latencies or [float("inf")]
-    print_table(f"MLflow tracking: {trials} trials x {STEPS} steps, 2 single-threaded workers, local mlflow server",
-                ("search", "seconds", "points stored", "points in MLflow", "report -> MLflow s (median / max, n)"),
+    print_table(f"MLflow tracking: {trials} trials x {STEPS} steps, 2 single-threaded workers, "
+                "local mlflow server",
+                ("search", "seconds", "points stored", "points in MLflow",
+                 "report -> MLflow s (median / max, n)"),
                 [("untracked", plain, trials * STEPS, "-", "-"),
                  ("tracked in MLflow", tracked, stored, points,
                   f"{statistics.median(latencies):.2f} / {max(latencies):.2f}, {len(sampler.latencies)}")])

@@ -62,7 +62,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         help="send the search to the MLflow tracking server or store at URI instead: a "
                         "parent run and a run per trial; runs sent before are continued, nothing twice")
     parser.add_argument("--mlflow-experiment", metavar="NAME",
-                        help="with --mlflow: the MLflow experiment (default: the spec's, else the search's name)")
+                        help="with --mlflow: the MLflow experiment (default: the spec's, else the "
+                        "search's name)")
     parser.add_argument("--force", action="store_true",
                         help="with --format katib: replace an existing --output file")
     add_store_option(parser)

@@ -103,7 +103,8 @@ class MlflowTracker:
         client = self.client
         for trial in update.trials:
             run_id = book.trials.get(trial.trial_id)
-            if run_id is not None and trial.state not in ENDED and book.states.get(trial.trial_id) != "KILLED":
+            unfinished = trial.state not in ENDED and book.states.get(trial.trial_id) != "KILLED"
+            if run_id is not None and unfinished:
                 client.log_batch(run_id, tags=_tags({STATE: trial.state}))
                 client.set_terminated(run_id, "KILLED")
                 book.states[trial.trial_id] = "KILLED"
@@ -164,9 +165,9 @@ class MlflowTracker:
         params, cut = start_params(trial, self.names)
         tags = {**start_tags(trial, cut), "mlflow.parentRunId": book.parent, "hpnb.role": "trial",
                 "hpnb.search_key": search_key(update.record), STATE: TrialState.RUNNING.value}
-        start = trial.start if trial.start is not None else None
-        run = self.client.create_run(book.experiment_id, start_time=None if start is None else int(start * 1000),
-                                     tags=tags, run_name=tags["mlflow.runName"])
+        start = None if trial.start is None else int(trial.start * 1000)
+        run = self.client.create_run(book.experiment_id, start_time=start, tags=tags,
+                                     run_name=tags["mlflow.runName"])
         book.trials[trial.trial_id] = run.info.run_id
         book.states[trial.trial_id] = TrialState.RUNNING.value
         self._log(run.info.run_id, params=params)

@@ -36,17 +36,17 @@ def search_params(record: ExperimentRecord) -> dict[str, str]:
     """The parent run's params (each cut to MLflow's limit, see :mod:`hpnb.tracking.names`)."""
     spec = record.spec
     objectives = record_objectives(record)
-    strategy = spec.get("strategy") or {"name": record.strategy}
-    stopping = spec.get("early_stopping") or {"rule": "none"}
+    strategy = dict(spec.get("strategy") or {"name": record.strategy})
+    stopping = dict(spec.get("early_stopping") or {"rule": "none"})
     raw: dict[str, Any] = {
         "objectives": ", ".join(f"{o.name} ({o.mode})" for o in objectives),
         "metric": record.metric,
         "mode": record.mode,
-        "strategy": described(str(strategy.get("name")), {k: v for k, v in strategy.items() if k != "name"}),
+        "strategy": described(str(strategy.pop("name", record.strategy)), strategy),
         "trials": spec.get("trials", record.budget),
         "parallel": spec.get("parallel"),
         "seed": spec.get("seed"),
-        "early_stopping": described(str(stopping.get("rule")), {k: v for k, v in stopping.items() if k != "rule"}),
+        "early_stopping": described(str(stopping.pop("rule", "none")), stopping),
         "resources": spec.get("resources"),
         "retries": spec.get("retries"),
         "max_failures": spec.get("max_failures"),

@@ -7,7 +7,8 @@ them TensorBoard's HParams tab shows the table and the parallel coordinates of t
 
 Example:
     >>> from hpnb.core.spec import parse_spec
-    >>> spec = parse_spec({"metric": "loss", "parameters": {"lr": {"min": 0.0, "max": 1.0}, "opt": ["a", "b"]}})
+    >>> space = {"lr": {"min": 0.0, "max": 1.0}, "opt": ["a", "b"]}
+    >>> spec = parse_spec({"metric": "loss", "parameters": space})
     >>> [info.name for info in HParams(spec.space, spec.objectives).infos]
     ['lr', 'opt']
 """
@@ -71,7 +72,8 @@ class HParams:
         """A trial's session end info (a trial not ended yet: running)."""
         info = plugin_data_pb2.SessionEndInfo(status=SESSION_STATUS.get(state, api_pb2.STATUS_RUNNING),
                                               end_time_secs=ended)
-        return _summary(metadata.SESSION_END_INFO_TAG, plugin_data_pb2.HParamsPluginData(session_end_info=info))
+        data = plugin_data_pb2.HParamsPluginData(session_end_info=info)
+        return _summary(metadata.SESSION_END_INFO_TAG, data)
 
 
 def _info(parameter: Parameter) -> tuple[api_pb2.HParamInfo, Callable[[Any], Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
@@ -58,7 +59,7 @@ def test_a_search_lands_in_mlflow_as_a_parent_run_with_nested_trial_runs(store, 
             assert run.info.status == "FAILED" and run.data.tags["hpnb.state"] == "FAILED"
             assert "error.txt" in files
             error = client.download_artifacts(run.info.run_id, "error.txt")
-            assert "lr 5.0 is too high" in open(error).read()
+            assert "lr 5.0 is too high" in Path(error).read_text()
         else:
             assert run.info.status == "FINISHED" and run.data.tags["hpnb.state"] == "COMPLETED"
             notes = [a.path for a in client.list_artifacts(run.info.run_id, "artifacts")]
@@ -87,7 +88,8 @@ def test_a_resumed_search_and_a_re_export_continue_the_same_runs(store, dask_cli
                  "--mlflow-experiment", "hpnb-resume"]) == 0
     parent_again, trials_again = search_runs(client, "hpnb-resume")
     assert parent_again.info.run_id == parent.info.run_id
-    assert {k: r.info.run_id for k, r in trials_again.items()} == {k: r.info.run_id for k, r in trials.items()}
+    run_ids = {k: r.info.run_id for k, r in trials.items()}
+    assert {k: r.info.run_id for k, r in trials_again.items()} == run_ids
     for run in trials_again.values():
         assert len(client.get_metric_history(run.info.run_id, "loss")) == 5
 

@@ -32,12 +32,14 @@ def test_each_trial_is_a_run_with_its_curves_and_the_hparams_summaries(store, da
         top.SummaryMetadata(metadata.EXPERIMENT_TAG).plugin_data.content)
     assert [h.name for h in experiment.hparam_infos] == ["lr", "opt"]
     assert [m.name.tag for m in experiment.metric_infos] == ["loss"]
-    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == ["trial-0000", "trial-0001", "trial-0002"]
+    runs = sorted(p.name for p in folder.iterdir() if p.is_dir())
+    assert runs == ["trial-0000", "trial-0001", "trial-0002"]
     for trial in store.trials(search.experiment_id):
         run = read(str(folder / f"trial-{trial.trial_id:04d}"))
         curve = run.Scalars("loss")
         rows = store.results(search.experiment_id, trial_id=trial.trial_id)
-        assert [(e.step, pytest.approx(e.value)) for e in curve] == [(r.step, r.metrics["loss"]) for r in rows]
+        expected = [(r.step, r.metrics["loss"]) for r in rows]
+        assert [(e.step, pytest.approx(e.value)) for e in curve] == expected
         assert len(run.Scalars("acc@1")) == 5
         start = metadata.parse_session_start_info_plugin_data(
             run.SummaryMetadata(metadata.SESSION_START_INFO_TAG).plugin_data.content)

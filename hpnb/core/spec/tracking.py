@@ -109,7 +109,8 @@ def parse_tracking(value: Any) -> TrackingSpec:
 def _mlflow(value: Any) -> MlflowSpec:
     if isinstance(value, str):
         value = {"uri": value}
-    data = as_mapping(value, "tracking.mlflow", allowed="a URI, or {uri: URI, experiment: NAME, required: false}")
+    data = as_mapping(value, "tracking.mlflow",
+                      allowed="a URI, or {uri: URI, experiment: NAME, required: false}")
     check_keys(data, "tracking.mlflow", MLFLOW_KEYS)
     if "uri" not in data:
         raise SpecError("tracking.mlflow.uri", "is missing", allowed=_URI_ALLOWED)
