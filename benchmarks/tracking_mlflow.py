@@ -98,6 +98,7 @@ def main() -> int:
                 tracked, search = bench.search(train, trials=trials, parameters=SPACE, parallel=2,
                                                tracking={"mlflow": {"uri": uri}})
                 sampler.stop.set()
+                sampler.join()
                 stored = bench.store.result_count(search.experiment_id)
                 points = points_in_mlflow(client, search.name)
         finally:

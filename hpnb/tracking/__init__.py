@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,8 @@ from hpnb.tracking.feed import StoreFeed
 if TYPE_CHECKING:
     from hpnb.core.spec import ExperimentSpec
     from hpnb.core.store import Store
+
+log = logging.getLogger("hpnb")
 
 __all__ = ["TrackingError", "TrackingWarning", "check_tracking", "export_to_mlflow", "start_tracking"]
 
@@ -98,10 +101,15 @@ def trackers_of(spec: ExperimentSpec, store_path: Path) -> list[Tracker]:
 
 
 def start_tracking(store: Store, experiment_id: int, name: str, spec: ExperimentSpec) -> Tracking:
-    """Start a thread per tracker of ``spec`` for the search's driver that starts now."""
-    tracking = Tracking([TrackerThread(tracker, store, experiment_id, name)
-                         for tracker in trackers_of(spec, store.path)])
-    tracking.start()
+    """Start a thread per tracker of ``spec`` for the search's driver that starts now (never
+    raises: a tracker that cannot start is logged, and the search runs)."""
+    try:
+        tracking = Tracking([TrackerThread(tracker, store, experiment_id, name)
+                             for tracker in trackers_of(spec, store.path)])
+        tracking.start()
+    except Exception:
+        log.exception("hpnb: the trackers of search %s could not start; it runs without them", name)
+        return Tracking([])
     return tracking
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hpnb.core.store import ExperimentRecord, ResultRow, Store, TrialRecord
-from hpnb.core.trial import ExperimentState
+from hpnb.core.trial import ExperimentState, TrialState
 
 #: the most results one read hands over (a stored search is caught up in several reads).
 READ_LIMIT = 20_000
@@ -59,3 +59,27 @@ class StoreFeed:
 
     def close(self) -> None:
         self.store.close()
+
+
+class Unsent:
+    """What a tracker has been fed and not sent yet: the newest update and, per trial, its reports.
+
+    Example:
+        >>> unsent = Unsent()
+        >>> unsent.latest is None, unsent.pending
+        (True, {})
+    """
+
+    def __init__(self) -> None:
+        self.latest: Update | None = None
+        self.pending: dict[int, list[ResultRow]] = {}
+
+    def take(self, update: Update) -> None:
+        """Remember ``update`` and the reports it brings (no I/O)."""
+        self.latest = update
+        for row in update.rows:
+            self.pending.setdefault(row.trial_id, []).append(row)
+
+    def wants_run(self, trial: TrialRecord) -> bool:
+        """Whether a trial has anything to show yet (it started, or it reported)."""
+        return trial.state != TrialState.PENDING.value or trial.trial_id in self.pending

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.spec.tracking import masked
-from hpnb.core.store import ResultRow, TrialRecord
+from hpnb.core.store import TrialRecord
 from hpnb.core.trial import TrialState
 from hpnb.tracking.background import TrackerUnreachable
-from hpnb.tracking.feed import Update
+from hpnb.tracking.feed import Unsent, Update
 from hpnb.tracking.mlflow_runs import SENT, STATE, RunBook, search_key
 from hpnb.tracking.mlflow_search import (
     RUN_STATUS,
@@ -54,7 +54,7 @@ BATCH_METRICS = 1000
 BATCH_TAGS = 100
 
 
-class MlflowTracker:
+class MlflowTracker(Unsent):
     """Sends one search to the MLflow tracking server (or store) at ``uri``.
 
     Args:
@@ -64,22 +64,16 @@ class MlflowTracker:
     """
 
     def __init__(self, uri: str, experiment: str | None, store_path: Path) -> None:
+        super().__init__()
         self.uri, self.experiment, self.store_path = uri, experiment, store_path
         self.label = f"MLflow at {masked(uri)}"
         self.names = MetricNames()
-        self.pending: dict[int, list[ResultRow]] = {}
-        self.latest: Update | None = None
         self.book: RunBook | None = None
         self._client: MlflowClient | None = None
         self._files: TrialFiles | None = None
         self._probe = is_http(uri)
 
-    # -- the Tracker protocol -----------------------------------------------------------------
-    def take(self, update: Update) -> None:
-        self.latest = update
-        for row in update.rows:
-            self.pending.setdefault(row.trial_id, []).append(row)
-
+    # -- the Tracker protocol (take: Unsent's) ---------------------------------------------------
     def push(self) -> None:
         update = self.latest
         if update is None:
@@ -150,8 +144,7 @@ class MlflowTracker:
     # -- trials -------------------------------------------------------------------------------
     def _send_trials(self, book: RunBook, update: Update) -> None:
         for trial in update.trials:
-            if trial.trial_id not in book.trials and (trial.state != TrialState.PENDING.value
-                                                      or trial.trial_id in self.pending):
+            if trial.trial_id not in book.trials and self.wants_run(trial):
                 self._start_trial(book, update, trial)
         for trial_id in list(self.pending):
             self._send_metrics(book, trial_id)

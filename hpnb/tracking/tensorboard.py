@@ -31,9 +31,8 @@ from tensorboard.compat.proto.summary_pb2 import Summary
 from tensorboard.summary.writer.record_writer import RecordWriter
 
 from hpnb.core.spec import parse_spec
-from hpnb.core.store import ResultRow, TrialRecord
-from hpnb.core.trial import TrialState
-from hpnb.tracking.feed import Update
+from hpnb.core.store import TrialRecord
+from hpnb.tracking.feed import Unsent, Update
 from hpnb.tracking.mlflow_runs import search_key
 from hpnb.tracking.mlflow_trials import ENDED, metric_points
 from hpnb.tracking.tensorboard_hparams import HParams
@@ -71,24 +70,18 @@ class _EventFile:
         self._file.close()
 
 
-class TensorBoardTracker:
+class TensorBoardTracker(Unsent):
     """Writes one search into the TensorBoard folder ``folder`` (see the module's docstring)."""
 
     def __init__(self, folder: str | Path) -> None:
+        super().__init__()
         self.folder = Path(folder)
         self.label = f"TensorBoard folder {self.folder}"
-        self.pending: dict[int, list[ResultRow]] = {}
-        self.latest: Update | None = None
         self._state: dict[str, Any] | None = None
         self._hparams: HParams | None = None
         self._all: dict[str, Any] = {}
         #: the event file of each trial under way (closed when it ends)
         self._files: dict[int, _EventFile] = {}
-
-    def take(self, update: Update) -> None:
-        self.latest = update
-        for row in update.rows:
-            self.pending.setdefault(row.trial_id, []).append(row)
 
     def push(self) -> None:
         update = self.latest
@@ -96,7 +89,7 @@ class TensorBoardTracker:
             return
         state = self._open(update)
         for trial in update.trials:
-            if trial.state != TrialState.PENDING.value or trial.trial_id in self.pending:
+            if self.wants_run(trial):
                 self._write_trial(state, trial, update.more)
         for events in self._files.values():
             events.flush()
