@@ -72,7 +72,7 @@ class LatencySampler(threading.Thread):
                             self.client.get_metric_history(runs[0].info.run_id, "loss")):
                 self.latencies.append(time.time() - row.time)
                 return
-            time.sleep(0.05)
+            time.sleep(0.1)
 
 
 def points_in_mlflow(client: MlflowClient, experiment: str) -> int:

@@ -30,6 +30,9 @@ INTERVAL = 0.5
 MAX_BACKOFF = 30.0
 #: seconds a tracker keeps trying to send the rest once the search ended.
 FINAL_GRACE = 10.0
+#: seconds a tracker waits to be told the driver ended once the store says the search did (a
+#: driver that died never tells).
+ORPHAN_WAIT = 30.0
 
 
 class TrackerUnreachable(Exception):
@@ -85,12 +88,14 @@ class TrackerThread(threading.Thread):
 
     def _follow(self, feed: StoreFeed) -> Update:
         """Read and send until the search ended; the last update read."""
+        ended_at: float | None = None
         while True:
             finishing = self._finishing.is_set()
             update = feed.read()
             self.tracker.take(update)
             self._try_push()
-            if finishing and not update.more:
+            ended_at = (ended_at or time.monotonic()) if update.ended else None
+            if not update.more and (finishing or (ended_at and time.monotonic() - ended_at > ORPHAN_WAIT)):
                 return update
             if not update.more:
                 self._finishing.wait(self.interval)

@@ -15,12 +15,13 @@ Example:
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core.spec.tracking import masked
-from hpnb.core.store import TrialRecord
-from hpnb.core.trial import TrialState
+from hpnb.core.store import ResultRow, TrialRecord
+from hpnb.core.trial import ExperimentState, TrialState
 from hpnb.tracking.background import TrackerUnreachable
 from hpnb.tracking.feed import Unsent, Update
 from hpnb.tracking.mlflow_runs import SENT, STATE, RunBook, search_key
@@ -49,9 +50,12 @@ from hpnb.tracking.reach import http_problem, is_http
 if TYPE_CHECKING:
     from mlflow.tracking import MlflowClient
 
-#: MLflow's most metrics in one log_batch (params and tags: 100 each).
-BATCH_METRICS = 1000
+#: MLflow takes at most 1,000 entities in one log_batch, of which at most 100 params and 100 tags:
+#: the points of one call leave room for a trial's params and the tags of its end.
+BATCH_POINTS = 880
 BATCH_TAGS = 100
+#: calls to MLflow under way at once (one trial each).
+PARALLEL_CALLS = 4
 
 
 class MlflowTracker(Unsent):
@@ -100,14 +104,14 @@ class MlflowTracker(Unsent):
             unfinished = trial.state not in ENDED and book.states.get(trial.trial_id) != "KILLED"
             if run_id is not None and unfinished:
                 client.log_batch(run_id, tags=_tags({STATE: trial.state}))
-                client.set_terminated(run_id, "KILLED")
+                terminate(client, run_id, "KILLED", now_ms())
                 book.states[trial.trial_id] = "KILLED"
         status = RUN_STATUS.get(update.record.state)
         if status is not None:
-            client.set_terminated(book.parent, status, end_time=int(update.record.updated * 1000))
+            terminate(client, book.parent, status, int(update.record.updated * 1000))
 
     def unsent(self) -> str | None:
-        batches = sum(math.ceil(len(rows) / BATCH_METRICS) for rows in self.pending.values() if rows)
+        batches = sum(math.ceil(len(rows) / BATCH_POINTS) for rows in self.pending.values() if rows)
         name = self.latest.record.name if self.latest is not None else "NAME"
         hint = f"`hpnb export {name} --mlflow {masked(self.uri)}` sends them"
         if batches:
@@ -131,7 +135,7 @@ class MlflowTracker(Unsent):
             book = RunBook.open(self.client, self.experiment or record.name, record, state_tags(record))
             if book.created:
                 self._first_search_content(book, update)
-            elif record.state == TrialState.RUNNING.value:
+            elif record.state == ExperimentState.RUNNING.value:
                 self.client.update_run(book.parent, "RUNNING")  # a resumed search runs again
             self.book = book
             self._files = TrialFiles(self.store_path, record)
@@ -143,18 +147,47 @@ class MlflowTracker(Unsent):
 
     # -- trials -------------------------------------------------------------------------------
     def _send_trials(self, book: RunBook, update: Update) -> None:
+        """Each trial's news in calls of its own, :data:`PARALLEL_CALLS` trials at once: a call
+        takes MLflow tens of milliseconds at best, and one after the other they fall behind."""
+        jobs = []
         for trial in update.trials:
-            if trial.trial_id not in book.trials and self.wants_run(trial):
-                self._start_trial(book, update, trial)
-        for trial_id in list(self.pending):
-            self._send_metrics(book, trial_id)
-        if update.more:
-            return  # a trial's end waits for all its reports
-        for trial in update.trials:
-            if trial.trial_id in book.trials:
-                self._follow_state(book, trial)
+            rows = self.pending.pop(trial.trial_id, [])
+            known = book.states.get(trial.trial_id, trial.state)
+            moved = known != trial.state and (trial.state in ENDED or trial.state == TrialState.RUNNING.value)
+            if rows or moved or (trial.trial_id not in book.trials and self.wants_run(trial)):
+                jobs.append((trial, rows))
+        if not jobs:
+            return
+        with ThreadPoolExecutor(min(PARALLEL_CALLS, len(jobs)), thread_name_prefix="hpnb-mlflow") as pool:
+            done = [pool.submit(self._send_trial, book, update, trial, rows) for trial, rows in jobs]
+        for future in done:
+            future.result()  # the first error, once every trial had its try
 
-    def _start_trial(self, book: RunBook, update: Update, trial: TrialRecord) -> None:
+    def _send_trial(self, book: RunBook, update: Update, trial: TrialRecord, rows: list[ResultRow]) -> None:
+        trial_id = trial.trial_id
+        try:
+            run_id, params = book.trials.get(trial_id), dict[str, str]()
+            if run_id is None:
+                run_id, params = self._start_trial(book, update, trial)
+            known = book.states.get(trial_id)
+            ending = not update.more and trial.state in ENDED and trial.state != known
+            end = self._end_content(run_id, trial) if ending else {}
+            self._send_metrics(book, trial_id, run_id, rows, params, end)
+            if ending:
+                terminate(self.client, run_id, TRIAL_STATUS[trial.state],
+                          now_ms() if trial.end is None else int(trial.end * 1000))
+            elif trial.state == TrialState.RUNNING.value and known not in (None, trial.state):
+                self.client.update_run(run_id, "RUNNING")  # run again by a resume
+                self._log(run_id, tags={STATE: trial.state})
+            if ending or trial.state == TrialState.RUNNING.value:
+                book.states[trial_id] = trial.state
+        except BaseException:
+            sent = book.sent.get(trial_id, 0)
+            self.pending[trial_id] = [row for row in rows if row.seq > sent]  # the next push sends them
+            raise
+
+    def _start_trial(self, book: RunBook, update: Update, trial: TrialRecord) -> tuple[str, dict[str, str]]:
+        """A new run for ``trial``; its id and the params its first batch carries."""
         params, cut = start_params(trial, self.names)
         tags = {**start_tags(trial, cut), "mlflow.parentRunId": book.parent, "hpnb.role": "trial",
                 "hpnb.search_key": search_key(update.record), STATE: TrialState.RUNNING.value}
@@ -163,58 +196,44 @@ class MlflowTracker(Unsent):
                                      run_name=tags["mlflow.runName"])
         book.trials[trial.trial_id] = run.info.run_id
         book.states[trial.trial_id] = TrialState.RUNNING.value
-        self._log(run.info.run_id, params=params)
+        return run.info.run_id, params
 
-    def _send_metrics(self, book: RunBook, trial_id: int) -> None:
-        """The trial's reports not sent yet, in calls of at most :data:`BATCH_METRICS` points;
-        each call also moves the run's ``hpnb.sent_seq`` to its last report."""
-        from mlflow.entities import Metric
+    def _send_metrics(self, book: RunBook, trial_id: int, run_id: str, rows: list[ResultRow],
+                      params: dict[str, str], end: dict[str, str]) -> None:
+        """The trial's reports not sent yet, in calls of at most :data:`BATCH_POINTS` points, the
+        first with ``params``, the last with the ``end`` tags; each call also moves the run's
+        ``hpnb.sent_seq`` to its last report, so that no point is sent twice."""
+        from mlflow.entities import Metric, Param
 
-        run_id = book.trials.get(trial_id)
-        if run_id is None:
-            return
-        sent = book.sent.get(trial_id, 0)
-        batch: list[Any] = []
-        for row in [row for row in self.pending[trial_id] if row.seq > sent]:
+        if len(params) > BATCH_TAGS:
+            self._log(run_id, params=params)
+            params = {}
+        batches: list[tuple[list[Any], int]] = [([], book.sent.get(trial_id, 0))]
+        for row in rows:
+            if row.seq <= batches[-1][1]:
+                continue
             step = row.step if row.step is not None else row.seq
             points = [Metric(key, value, int(row.time * 1000), step)
-                      for key, value in metric_points(row.metrics, self.names).items()][:BATCH_METRICS - 1]
-            if len(batch) + len(points) >= BATCH_METRICS:
-                self._send_batch(book, trial_id, run_id, batch, sent)
-            batch.extend(points)
-            sent = row.seq
-        self._send_batch(book, trial_id, run_id, batch, sent)
-        del self.pending[trial_id]
+                      for key, value in metric_points(row.metrics, self.names).items()][:BATCH_POINTS]
+            if len(batches[-1][0]) + len(points) > BATCH_POINTS:
+                batches.append(([], batches[-1][1]))
+            batches[-1][0].extend(points)
+            batches[-1] = (batches[-1][0], row.seq)
+        for index, (metrics, last) in enumerate(batches):
+            tags = {SENT: str(last)} if last > book.sent.get(trial_id, 0) else {}
+            tags.update(end if index == len(batches) - 1 else {})
+            param_list = [Param(k, v) for k, v in params.items()] if index == 0 else []
+            if metrics or tags or param_list:
+                self.client.log_batch(run_id, metrics=metrics, params=param_list, tags=_tags(tags))
+            book.sent[trial_id] = max(last, book.sent.get(trial_id, 0))
 
-    def _send_batch(self, book: RunBook, trial_id: int, run_id: str, batch: list[Any], last: int) -> None:
-        if last <= book.sent.get(trial_id, 0):
-            return
-        self.client.log_batch(run_id, metrics=list(batch), tags=_tags({SENT: str(last)}))
-        batch.clear()
-        book.sent[trial_id] = last
-        self.pending[trial_id] = [row for row in self.pending[trial_id] if row.seq > last]
-
-    def _follow_state(self, book: RunBook, trial: TrialRecord) -> None:
-        run_id = book.trials[trial.trial_id]
-        known = book.states.get(trial.trial_id)
-        if trial.state == known:
-            return
-        if trial.state in ENDED:
-            self._end_trial(run_id, trial)
-        elif trial.state == TrialState.RUNNING.value and known is not None:
-            self.client.update_run(run_id, "RUNNING")  # run again by a resume
-            self._log(run_id, tags={STATE: trial.state})
-        book.states[trial.trial_id] = trial.state
-
-    def _end_trial(self, run_id: str, trial: TrialRecord) -> None:
+    def _end_content(self, run_id: str, trial: TrialRecord) -> dict[str, str]:
+        """A trial's traceback and artifacts sent to its run; the tags of its end."""
         assert self._files is not None
-        client = self.client
         if trial.state == TrialState.FAILED.value and trial.error:
-            client.log_text(run_id, trial.error, "error.txt")
-        self._files.send_artifacts(client, run_id, trial.trial_id)
-        self._log(run_id, tags=end_tags(trial, self._files.checkpoint_url(trial.checkpoint)))
-        end = None if trial.end is None else int(trial.end * 1000)
-        client.set_terminated(run_id, TRIAL_STATUS[trial.state], end_time=end)
+            self.client.log_text(run_id, trial.error, "error.txt")
+        self._files.send_artifacts(self.client, run_id, trial.trial_id)
+        return end_tags(trial, self._files.checkpoint_url(trial.checkpoint))
 
     # -- the search ---------------------------------------------------------------------------
     def _send_search(self, book: RunBook, update: Update) -> None:
@@ -248,6 +267,19 @@ class MlflowTracker(Unsent):
             part = slice(index * BATCH_TAGS, (index + 1) * BATCH_TAGS)
             self.client.log_batch(run_id, metrics=(metrics or []) if index == 0 else [],
                                   params=param_list[part], tags=tag_list[part])
+
+
+def terminate(client: MlflowClient, run_id: str, status: str, end_ms: int) -> None:
+    """End a run with ``status`` at ``end_ms``. MlflowClient.set_terminated would also read the run
+    back and print two lines to standard output for each run (hundreds in a notebook's cell): its
+    store's own update is called instead, where the client has one."""
+    from mlflow.entities import RunStatus
+
+    store = getattr(getattr(client, "_tracking_client", None), "store", None)
+    if store is None or not hasattr(store, "update_run_info"):
+        client.set_terminated(run_id, status, end_time=end_ms)
+        return
+    store.update_run_info(run_id, RunStatus.from_string(status), end_ms, None)
 
 
 def _tags(tags: dict[str, str]) -> list[Any]:

@@ -23,6 +23,7 @@ import hashlib
 import json
 import posixpath
 import re
+import threading
 from typing import Any
 
 #: MLflow's limits (mlflow.utils.validation).
@@ -51,6 +52,7 @@ class MetricNames:
     """The MLflow name of each of a search's metric or parameter names, the same every time."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()  # the trials of a search are sent from several threads
         self._safe: dict[str, str] = {}
         #: new name -> original, for every name that had to change
         self.renamed: dict[str, str] = {}
@@ -60,6 +62,12 @@ class MetricNames:
         known = self._safe.get(name)
         if known is not None:
             return known
+        with self._lock:
+            return self._new(name)
+
+    def _new(self, name: str) -> str:
+        if name in self._safe:
+            return self._safe[name]
         safe = fitted_name(name)
         if safe != name and (safe in self._safe.values() or safe in self._safe):
             suffix = hashlib.sha1(name.encode()).hexdigest()[:6]
