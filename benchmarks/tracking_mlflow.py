@@ -27,7 +27,7 @@ from _cluster import Goal, bench_session, check_goals, parse_args, print_table, 
 from mlflow.tracking import MlflowClient
 
 import hpnb
-from hpnb.core.store import Store
+from hpnb.core.store import ResultRow, Store
 from tests.tracking.conftest import free_port, start_mlflow, stop_mlflow
 
 ship_by_value(__name__)
@@ -55,6 +55,7 @@ class LatencySampler(threading.Thread):
         self.store, self.client, self.experiment = store, client, experiment
         self.latencies: list[float] = []
         self.stop = threading.Event()
+        self.runs: dict[int, str] = {}
 
     def run(self) -> None:
         while not self.stop.wait(1.0):
@@ -63,16 +64,23 @@ class LatencySampler(threading.Thread):
             if rows:
                 self._sample(max(rows, key=lambda r: r.time))
 
-    def _sample(self, row: object) -> None:
-        exp = self.client.get_experiment_by_name(self.experiment)
+    def _sample(self, row: ResultRow) -> None:
+        """Poll MLflow for ``row`` (its trial's run looked up once) until it shows."""
         deadline = time.time() + 10
-        while exp is not None and time.time() < deadline and not self.stop.is_set():
-            runs = self.client.search_runs([exp.experiment_id], f"tags.`hpnb.trial` = '{row.trial_id}'")
-            if runs and any(m.step == row.step for m in
-                            self.client.get_metric_history(runs[0].info.run_id, "loss")):
+        while time.time() < deadline and not self.stop.is_set():
+            run_id = self.runs.get(row.trial_id) or self._run_of(row.trial_id)
+            if run_id and any(m.step == row.step for m in self.client.get_metric_history(run_id, "loss")):
                 self.latencies.append(time.time() - row.time)
                 return
-            time.sleep(0.1)
+            time.sleep(0.05)
+
+    def _run_of(self, trial_id: int) -> str | None:
+        exp = self.client.get_experiment_by_name(self.experiment)
+        runs = [] if exp is None else self.client.search_runs([exp.experiment_id],
+                                                               f"tags.`hpnb.trial` = '{trial_id}'")
+        if runs:
+            self.runs[trial_id] = runs[0].info.run_id
+        return self.runs.get(trial_id)
 
 
 def points_in_mlflow(client: MlflowClient, experiment: str) -> int:
