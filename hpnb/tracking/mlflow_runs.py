@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hpnb.core.store import ExperimentRecord
@@ -41,6 +42,21 @@ def search_key(record: ExperimentRecord) -> str:
     return f"{record.name}@{record.created:.3f}"
 
 
+def artifact_location(uri: str) -> str | None:
+    """Where a new experiment of a SQLite store keeps its artifacts: a folder beside the database
+    (``mlflow.db`` -> ``mlflow-artifacts/``), not MLflow's default ``./mlruns`` of whatever folder
+    the kernel runs in; None (the store's default) for any other URI.
+
+    Example:
+        >>> artifact_location("sqlite:////tmp/runs/mlflow.db")
+        'file:///tmp/runs/mlflow-artifacts'
+    """
+    if not uri.startswith("sqlite:///"):
+        return None
+    database = Path(uri[len("sqlite:///"):]).expanduser().resolve()
+    return database.with_name(f"{database.stem}-artifacts").as_uri()
+
+
 def experiment_id(client: MlflowClient, name: str) -> tuple[str, bool]:
     """The id of the MLflow experiment ``name`` (created, or restored if deleted) and whether it
     was restored."""
@@ -49,7 +65,7 @@ def experiment_id(client: MlflowClient, name: str) -> tuple[str, bool]:
     found = client.get_experiment_by_name(name)
     if found is None:
         try:
-            return client.create_experiment(name), False
+            return client.create_experiment(name, artifact_location(client.tracking_uri)), False
         except MlflowException:  # made meanwhile by another process
             found = client.get_experiment_by_name(name)
             if found is None:

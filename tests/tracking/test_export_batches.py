@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from mlflow.tracking import MlflowClient
 
 from hpnb.core.spec import parse_spec
@@ -28,6 +31,7 @@ def stored_search(store: Store) -> int:
     return record.id
 
 
+@pytest.mark.slow
 def test_an_export_sends_every_point_once_however_often_it_runs(store, mlflow_uri) -> None:
     stored_search(store)
     assert export_to_mlflow(store, "batched", mlflow_uri, "hpnb-batches") == 2 * REPORTS
@@ -44,3 +48,23 @@ def test_an_export_sends_every_point_once_however_often_it_runs(store, mlflow_ur
             assert run.data.tags["hpnb.sent_seq"] == str(REPORTS) and run.info.status == "FINISHED"
         else:
             assert run.data.metrics["best_loss"] == 0.1 / REPORTS and run.info.status == "FINISHED"
+
+
+def test_a_sqlite_store_keeps_artifacts_beside_its_database_not_in_the_working_folder(
+        store, tmp_path, monkeypatch) -> None:
+    stored_search(store)
+    spec_record = store.experiment("batched")
+    store.update_trial(spec_record.id, 1, state=TrialState.FAILED, error="Traceback: boom")
+    working = tmp_path / "working"
+    working.mkdir()
+    monkeypatch.chdir(working)
+    uri = f"sqlite:///{tmp_path}/tracking/mlflow.db"
+    (tmp_path / "tracking").mkdir()
+    export_to_mlflow(store, "batched", uri)
+    assert list(working.iterdir()) == []
+    assert (tmp_path / "tracking" / "mlflow-artifacts").is_dir()
+    client = MlflowClient(uri)
+    failed = client.search_runs([client.get_experiment_by_name("batched").experiment_id],
+                                "tags.`hpnb.trial` = '1'")[0]
+    assert failed.info.status == "FAILED"
+    assert Path(client.download_artifacts(failed.info.run_id, "error.txt")).read_text() == "Traceback: boom"
