@@ -32,7 +32,7 @@ def start_mlflow(folder: Path, port: int) -> subprocess.Popen[bytes]:
                "--default-artifact-root", str(folder / "artifacts"), "--host", "127.0.0.1",
                "--port", str(port), "--workers", "1"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=(folder / "server.log").open("wb"))
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"mlflow server ended: {(folder / 'server.log').read_text()[-2000:]}")
@@ -42,7 +42,7 @@ def start_mlflow(folder: Path, port: int) -> subprocess.Popen[bytes]:
         except OSError:
             time.sleep(0.5)
     process.kill()
-    raise RuntimeError("mlflow server did not answer /health within 120 s")
+    raise RuntimeError("mlflow server did not answer /health within 240 s")
 
 
 def stop_mlflow(process: subprocess.Popen[bytes]) -> None:
