@@ -41,6 +41,7 @@ from hpnb.detach import (
 )
 from hpnb.handle import Search, Starter, driver_id
 from hpnb.kept_objective import kept_objective
+from hpnb.tracking import check_tracking
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -108,6 +109,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
                        detach=starter)
     _announce_warm_start(opened, parsed, name, source if source is not None else _source_text(spec))
     _probe_checkpoint_store(opened, parsed, name)
+    check_tracking(parsed)
     record = opened.create_experiment(
         name, parsed.to_dict(), source=source if source is not None else _source_text(spec),
         metric=parsed.metric, mode=parsed.mode, strategy=parsed.strategy.name, budget=parsed.trials,
@@ -219,8 +221,10 @@ def _resume(opened: Store, name: str, objective: Callable[..., Any], client: Cli
             detach: Starter | None = None) -> Search:
     record = opened.experiment(name)
     _refuse_if_driven_elsewhere(record)
-    handle = Search(opened, record, parse_spec(record.spec), objective=objective, client=client,
-                    namespace=namespace, detach=detach)
+    spec = parse_spec(record.spec)
+    check_tracking(spec)
+    handle = Search(opened, record, spec, objective=objective, client=client, namespace=namespace,
+                    detach=detach)
     handle._start(background)
     return handle
 

@@ -47,6 +47,8 @@ from hpnb.runner.checkpoint_store import (
 from hpnb.runner.driver import Driver
 from hpnb.runner.lease import Lease, take_driver_lease
 from hpnb.runner.recovery import recover
+from hpnb.tracking import start_tracking
+from hpnb.tracking.background import Tracking
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -98,6 +100,8 @@ class Launch:
         self.commands_since = time.time() if commands_since is None else commands_since
         self._lock = threading.Lock()
         self._close_cluster: Callable[[], None] | None = None
+        #: MLflow and TensorBoard, fed from the store while the driver runs (hpnb.tracking)
+        self.tracking = Tracking([])
 
     # -- what the handle asks -----------------------------------------------------------
     @property
@@ -113,6 +117,7 @@ class Launch:
         driver = self.driver
         if driver is not None:
             driver.ended.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            self.tracking.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
     def wake(self) -> None:
         """Tell the driver that commands wait in the store (it also finds them by itself)."""
@@ -166,6 +171,7 @@ class Launch:
             if raise_errors:
                 raise
             return
+        self.tracking = start_tracking(self.store, self.experiment_id, self.name, self.spec)
         with self._lock:
             driver.start()
             self.driver = driver
@@ -276,6 +282,7 @@ class Launch:
                 close()
 
     def _ended(self) -> None:
+        self.tracking.finish()
         self._close_cluster_made_for_it()
         self.on_change()
 

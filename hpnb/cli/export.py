@@ -6,7 +6,8 @@ CSV and JSON go to standard output unless ``--output`` is given; Parquet is
 binary and needs ``--output`` (and pyarrow). JSON is strict: NaN and infinite
 values are written as ``null``; times are ISO 8601 in UTC. ``--artifacts DIR`` also copies
 each trial's artifacts into ``DIR/trial-<id>/`` and lists them in an ``artifacts`` column
-(see :mod:`hpnb.cli.export_artifacts`).
+(see :mod:`hpnb.cli.export_artifacts`). ``--mlflow URI`` sends the search to MLflow instead
+(see :mod:`hpnb.tracking` and docs/tracking.md).
 
 Example:
     >>> from hpnb.cli import main
@@ -57,11 +58,28 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--artifacts", metavar="DIR",
                         help="also copy each trial's artifacts into DIR/trial-ID/ and list them in the "
                         "table's 'artifacts' column")
+    parser.add_argument("--mlflow", metavar="URI",
+                        help="send the search to the MLflow tracking server or store at URI instead: a "
+                        "parent run and a run per trial; runs sent before are continued, nothing twice")
+    parser.add_argument("--mlflow-experiment", metavar="NAME",
+                        help="with --mlflow: the MLflow experiment (default: the spec's, else the "
+                        "search's name)")
     parser.add_argument("--force", action="store_true",
                         help="with --format katib: replace an existing --output file")
     add_store_option(parser)
     parser.set_defaults(func=run)
     return parser
+
+
+def _to_mlflow(args: argparse.Namespace) -> int:
+    """``--mlflow URI``: the search sent to MLflow (see :func:`hpnb.tracking.export_to_mlflow`)."""
+    from hpnb.core.spec.tracking import masked
+    from hpnb.tracking import export_to_mlflow
+
+    with open_store(args) as store:
+        reports = export_to_mlflow(store, args.name, args.mlflow, args.mlflow_experiment)
+    print(f"sent {args.name!r} ({reports} reports) to MLflow at {masked(args.mlflow)}", file=sys.stderr)
+    return 0
 
 
 def choose_format(requested: str | None, output: str | None) -> str:
@@ -74,6 +92,8 @@ def choose_format(requested: str | None, output: str | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Write the export (exit 0); unknown name, missing pyarrow or an unwritable path: exit 2."""
+    if args.mlflow:
+        return _to_mlflow(args)
     if args.format == KATIB:
         if args.artifacts:
             raise HpnbError("--artifacts copies the trials' files; --format katib writes the search "

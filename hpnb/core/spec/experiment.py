@@ -39,6 +39,7 @@ from hpnb.core.spec.noise import parse_noise, strategy_options
 from hpnb.core.spec.objectives import parse_objectives
 from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
 from hpnb.core.spec.resources import Resources, parse_resources
+from hpnb.core.spec.tracking import TrackingSpec, parse_tracking
 from hpnb.core.spec.values import (
     MAX_PARALLEL,
     MAX_RETRIES,
@@ -59,7 +60,7 @@ from hpnb.core.strategies import STRATEGIES, strategy_class
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "parameters",
                   "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout",
-                  "enqueue", "warm_start", "checkpoints", "constraints", "noise", "detach")
+                  "enqueue", "warm_start", "checkpoints", "constraints", "noise", "detach", "tracking")
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 #: the budget of a sampling strategy when ``trials`` is not given.
@@ -136,6 +137,8 @@ class ExperimentSpec:
     #: where the driver runs: None (the starting process), "process" or "cluster"
     #: (:mod:`hpnb.core.spec.detach`).
     detach: str | None = None
+    #: where else the search is recorded while it runs (``tracking:``: MLflow, TensorBoard).
+    tracking: TrackingSpec = field(default_factory=TrackingSpec)
 
     def __post_init__(self) -> None:
         if not self.objectives:
@@ -170,6 +173,7 @@ class ExperimentSpec:
             **({"constraints": constraints_dict(self.constraints)} if self.constraints else {}),
             **({"noise": self.noise} if self.noise is not None else {}),
             **({"detach": self.detach} if self.detach is not None else {}),
+            **({"tracking": self.tracking.to_dict()} if self.tracking.enabled else {}),
         }
 
     def strategy_options(self) -> dict[str, Any]:
@@ -280,6 +284,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         constraints=parse_constraints(data.get("constraints")),
         noise=noise,
         detach=parse_detach(data.get("detach")),
+        tracking=parse_tracking(data.get("tracking")),
     )
 
 
