@@ -379,7 +379,7 @@ def test_workers_coming_back_clear_the_waiting_message(store, monkeypatch):
         executor.slots = 1
         wait_until(lambda: store.experiment("paths").message is None, timeout=10)
         seen.append(store.experiment("paths").message)
-        driver.offer(Command("stop"))
+        send(driver, "stop")
 
     helper = threading.Thread(target=workers_come_back)
     driver.start()
