@@ -16,6 +16,7 @@ import pytest
 
 import hpnb
 from hpnb.core.store import Store
+from tests.objective_files import checkpointed_train
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -30,18 +31,8 @@ SPEC = textwrap.dedent("""\
     resources: {workers: 2}
     """)
 
-#: a checkpoint every step, so a trial cut by the driver's death goes on from its last one
-OBJECTIVE = textwrap.dedent("""\
-    import time
-    import hpnb
-
-    def train(x):
-        state = hpnb.load_checkpoint() or {"step": 0}
-        for step in range(state["step"] + 1, 11):
-            time.sleep(0.3)
-            hpnb.report(step=step, loss=x / step, checkpoint={"step": step})
-        return {"loss": x / 10}
-    """)
+#: a checkpoint every step, so a trial cut by a death goes on from its last one
+OBJECTIVE = checkpointed_train(steps=10)
 
 
 def hpnb_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

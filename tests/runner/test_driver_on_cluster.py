@@ -15,22 +15,14 @@ from pathlib import Path
 import pytest
 
 import hpnb
+from tests.objective_files import checkpointed_train
 from tests.runner import processes
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
-OBJECTIVE = textwrap.dedent("""\
-    import time
-    import hpnb
-
-    def train(x):
-        state = hpnb.load_checkpoint() or {"step": 0}
-        for step in range(state["step"] + 1, 9):
-            time.sleep(0.3)
-            hpnb.report(step=step, loss=x / step, checkpoint={"step": step})
-        return {"loss": x / 8}
-    """)
+#: a checkpoint every step, so a trial cut by a death goes on from its last one
+OBJECTIVE = checkpointed_train(steps=8)
 
 
 def test_a_driver_on_the_cluster_outlives_its_starter_and_the_worker_that_ran_it(tmp_path: Path) -> None:
