@@ -23,4 +23,6 @@ echo "== checkpoints_large"
 python benchmarks/checkpoints_large.py "$@" || status=1
 echo "== team_store"
 python benchmarks/team_store.py "$@" || status=1
+echo "== detached_search"
+python benchmarks/detached_search.py "$@" || status=1
 exit "$status"
