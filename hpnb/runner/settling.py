@@ -24,6 +24,11 @@ from hpnb.runner.worker.objective import target_problem
 MAX_LOST_QUEUED = 3
 
 
+#: why a started trial is retried when its worker died holding the objective's only copy.
+WORKER_DIED_WITH_COPY = ("the worker running this trial died (the scheduler started it again elsewhere, "
+                         "where the objective's copy it held was gone)")
+
+
 class Settling:
     """The ends of one search's attempts."""
 
@@ -63,8 +68,13 @@ class Settling:
     def _lost(self, trial: DrivenTrial, done: AttemptDone) -> None:
         """An attempt that returned nothing: its worker died, or it was cancelled."""
         c, queued = self.context, not trial.attempt_started and not self.context.stopping
-        if queued and (done.reason or "").startswith(SHARED_COPY_MISSING):
+        copy_missing = (done.reason or "").startswith(SHARED_COPY_MISSING)
+        if queued and copy_missing:
             c.withdraw(trial, requeue=True)  # the copy is put in the cluster again: never the trial's failure
+        elif copy_missing and trial.stop_reason is None:
+            # it had started: its worker died with the only copy, and the scheduler's own re-run of it
+            # elsewhere found none; the trial is retried for what happened to it, its worker's death
+            self.fail_or_retry(trial, WORKER_DIED_WITH_COPY, done.worker)
         elif queued and trial.lost_queued < MAX_LOST_QUEUED:
             # lost while queued behind another trial on a worker that died: not its failure
             trial.lost_queued += 1
