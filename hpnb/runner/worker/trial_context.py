@@ -84,6 +84,10 @@ class TrialContext:
     #: whether :func:`report` raised :class:`TrialStopped` in this attempt (a framework callback
     #: catches it to end its training loop: the attempt still ends as stopped).
     stop_raised: bool = False
+    #: whether a report with a checkpoint waits for the driver's word that it recorded it; off for
+    #: the rest of the attempt once a word did not come in time (a driver gone, killed: its
+    #: orphaned attempt must not hold its worker for a timeout at every step)
+    confirm_checkpoints: bool = True
 
     def add(self, step: int | None, metrics: dict[str, Any], checkpoint: Any) -> None:
         self.seq += 1
@@ -99,9 +103,10 @@ class TrialContext:
             self.await_verdict(step)  # type: ignore[arg-type]
             return
         now = time.monotonic()
-        if checkpoint is not None:  # returns once the driver holds it: a retry resumes from it
+        if checkpoint is not None and self.confirm_checkpoints:  # returns once the driver holds it
             self.flush(recorded=self.seq)
             if not self.channel.await_recorded(self.seq, self.verdict_timeout):
+                self.confirm_checkpoints = False
                 self.events.append(["checkpoint_unconfirmed", {"trial": self.trial_id, "step": step}])
         elif len(self.buffer) >= BATCH_SIZE or now - self.last_send >= BATCH_INTERVAL:
             self.flush()
