@@ -179,7 +179,9 @@ def command_rows(folder: Path, repeats: int) -> tuple[list[tuple[Any, ...]], lis
             timed("pause_trial", trial, from_cli)
             _wait_state(search, trial, "PAUSED")
             timed("resume_trial", trial, from_cli)
-            timed("stop_trial", running(), from_cli)
+            stopped = running()
+            timed("stop_trial", stopped, from_cli)
+            _wait_state(search, stopped, "STOPPED")  # not taken for a running trial by the next turn
     search.command("stop")
     search.wait(120)
     driver_part = _driver_part(store_path)

@@ -104,6 +104,8 @@ class DriverCommands:
         trial = c.running.get(trial_id)
         if trial is None:
             return REFUSED, self._not_under_way(trial_id)
+        if trial.stop_reason is not None:
+            return REFUSED, f"trial {trial_id} is stopping ({trial.stop_reason})"
         self.pauses.request(trial_id)
         if trial_id in c.paused:
             return DONE, f"trial {trial_id} is paused (it had not started)"
