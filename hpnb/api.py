@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.connect import check_local_fits
+from hpnb.cluster_driver import check_driver_cluster
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.spec import ExperimentSpec, parse_spec
 from hpnb.core.spec.resources import DEFAULT_MAX_CAPTURED
@@ -34,7 +35,6 @@ from hpnb.core.summary import (
 from hpnb.core.trial import ExperimentState
 from hpnb.detach import (
     cluster_address,
-    cluster_driver_address,
     detach_mode,
     detached_starter,
     objective_payload,
@@ -130,7 +130,7 @@ def _checked_starter(objective: Callable[..., Any], mode: str | None, client: Cl
         return None
     address = cluster_address(client, parsed.resources.cluster, namespace)
     if mode == "cluster":
-        cluster_driver_address(address, parsed.resources.cluster)
+        check_driver_cluster(address, parsed.resources.cluster)
     return detached_starter(mode, objective_payload(objective), client, namespace)
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hpnb.cluster_driver import start_on_cluster
 from hpnb.core.control import not_running_reason
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec.detach import parse_detach
@@ -185,7 +186,7 @@ def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, mo
     keep_objective(store, record, payload)
     started = time.time() if since is None else since
     if mode == "cluster":
-        return _start_on_cluster(store, record, address, started)
+        return start_on_cluster(store, record, address, started)
     log = log_path(store, record)
     log.parent.mkdir(parents=True, exist_ok=True)
     store.update_experiment(record.id, state=ExperimentState.RUNNING, heartbeat=time.time(), driver=CLEAR,
@@ -222,49 +223,6 @@ def detached_starter(mode: str, payload: bytes, client: Any = None,
         return start_detached(search.store, record, payload, mode=mode, address=address, since=commands_since)
 
     return start
-
-
-def cluster_driver_address(address: str | None, cluster: str) -> str:
-    """The scheduler a driver on the cluster runs on: one that outlives the starting process.
-
-    Raises:
-        HpnbError: the search's cluster is one this process starts (``local``) or names none.
-    """
-    if address is not None:
-        return address
-    if "://" in cluster:
-        return cluster
-    raise HpnbError(f"detach: cluster needs a Dask cluster that outlives this process (resources.cluster "
-                    f"tcp://HOST:PORT, or a Client of the notebook), not {cluster!r}: a cluster started "
-                    "here ends with this process; detach: process runs the driver beside it instead")
-
-
-def _start_on_cluster(store: Store, record: ExperimentRecord, address: str | None,
-                      since: float) -> DetachedDriver:
-    """The driver as a task that no client holds (``fire_and_forget``): the scheduler keeps it, and
-    runs it again on another worker when the one running it dies."""
-    from distributed import fire_and_forget
-
-    from hpnb.cluster.connect import address_client
-    from hpnb.driver_process import drive_on_worker
-
-    spec_cluster = str((record.spec.get("resources") or {}).get("cluster", "local"))
-    scheduler = cluster_driver_address(address, spec_cluster)
-    store.update_experiment(record.id, state=ExperimentState.RUNNING, heartbeat=time.time(), driver=CLEAR,
-                            message=f"starting its driver on a worker of {scheduler}")
-    client = address_client(scheduler)
-    key = f"hpnb-driver-{record.name}-{int(record.id)}-{int(since * 1000)}"
-    # a server's password never travels in a task: workers connect with their own (PGPASSWORD, ~/.pgpass)
-    future = client.submit(drive_on_worker, store.location.display, record.name, since, scheduler, key=key,
-                           pure=False)
-    fire_and_forget(future)
-    # the scheduler holds it before this process may end (a command line's exits right after)
-    deadline = time.monotonic() + 30
-    while not client.run_on_scheduler(lambda dask_scheduler: key in dask_scheduler.tasks):
-        if time.monotonic() > deadline:
-            raise HpnbError(f"detach: the scheduler at {scheduler} did not take the driver's task in 30 s")
-        time.sleep(0.05)
-    return DetachedDriver(f"a worker of {scheduler}")
 
 
 def _environment() -> dict[str, str]:

@@ -47,6 +47,7 @@ from hpnb.cluster.kubernetes_manifest import (
     cluster_manifest,
     manifest_yaml,
     replicas_for,
+    scheduler_address_in_cluster,
 )
 from hpnb.core.closing import ClosedOnExit
 from hpnb.core.spec.resources import Resources
@@ -68,6 +69,9 @@ logger = logging.getLogger(__name__)
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 API_TIMEOUT = 15.0  # seconds for the checks made before anything is created
 DEFAULT_TIMEOUT = 300.0  # seconds for pods to come up: image pulls and pip installs are slow
+#: seconds the operator keeps a cluster running a search's driver once the search ended (its
+#: scheduler idle), unless ``kubernetes.idle_timeout`` or ``keep`` says otherwise.
+DRIVER_IDLE_TIMEOUT = 600
 _PENDING_HINT = (
     "worker pods may be Pending (no node with the requested cpu, memory or GPU) or still pulling "
     "the image and installing packages; look with: kubectl get pods -l dask.org/cluster-name={name} "
@@ -263,19 +267,27 @@ class KubernetesBackend(ClosedOnExit):
         resources: The parsed ``resources:`` block (``cluster: kubernetes``).
         name: The DaskCluster name (see :func:`hpnb.cluster.kubernetes_manifest.cluster_name_for`).
             A cluster of that name that already exists is connected to, not recreated.
+        outlives_starter: the cluster runs the search's own driver (``detach: cluster``): closing
+            only disconnects, and the operator deletes the cluster ``kubernetes.idle_timeout``
+            seconds (default :data:`DRIVER_IDLE_TIMEOUT`) after its scheduler went idle, that is
+            after the search ended, unless ``kubernetes.keep`` is true.
 
     :meth:`close` deletes a cluster that :meth:`start` created, unless ``kubernetes.keep`` is
     true; a cluster that already existed (kept by an earlier search) is only disconnected from.
     """
 
-    def __init__(self, resources: Resources, name: str) -> None:
+    def __init__(self, resources: Resources, name: str, *, outlives_starter: bool = False) -> None:
         self.resources = resources
         self.name = name
         options = resources.kubernetes
         self.namespace: str | None = options.get("namespace")
         self.keep = bool(options.get("keep", False))
         self.timeout = float(options.get("timeout", DEFAULT_TIMEOUT))
-        self.manifest = cluster_manifest(resources, name)  # bad input fails here, before any call
+        self.outlives_starter = outlives_starter
+        idle_default = DRIVER_IDLE_TIMEOUT if outlives_starter and not self.keep else 0
+        self.idle_timeout = int(options.get("idle_timeout", idle_default))
+        # bad input fails here, before any call
+        self.manifest = cluster_manifest(resources, name, idle_timeout=self.idle_timeout)
         self.autoscaler = autoscaler_manifest(resources, name)
         self._cluster: Any = None
         self._client: Any = None
@@ -305,7 +317,7 @@ class KubernetesBackend(ClosedOnExit):
                 custom_cluster_spec=self.manifest,
                 namespace=self.namespace,
                 # never delete a cluster that was there before (kept by an earlier search)
-                shutdown_on_close=not (self.keep or found.cluster_exists),
+                shutdown_on_close=not (self.keep or found.cluster_exists or self.outlives_starter),
                 resource_timeout=int(self.timeout),
                 quiet=True,
             )
@@ -358,13 +370,22 @@ class KubernetesBackend(ClosedOnExit):
             client.close()
         if cluster is not None:
             cluster.close()
-            if not cluster.shutdown_on_close:
+            if self.outlives_starter and self.idle_timeout:
+                logger.info("DaskCluster %s runs the search's driver; the operator deletes it %d s after "
+                            "the search ends", self.name, self.idle_timeout)
+            elif not cluster.shutdown_on_close:
                 logger.warning(
                     "DaskCluster %s keeps running; delete it with: kubectl delete daskcluster %s -n %s",
                     self.name,
                     self.name,
                     self.namespace,
                 )
+
+    @property
+    def in_cluster_address(self) -> str:
+        """The scheduler's address as the cluster's own pods reach it (a driver on a worker)."""
+        self._started()  # the namespace is the API's once started
+        return scheduler_address_in_cluster(self.name, str(self.namespace))
 
     def _workers_to_wait_for(self) -> int:
         # with adapt the autoscaler may shrink an idle cluster to its minimum at once

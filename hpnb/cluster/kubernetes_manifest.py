@@ -100,12 +100,14 @@ def replicas_for(resources: Resources) -> int:
     return DEFAULT_WORKERS
 
 
-def cluster_manifest(resources: Resources, name: str) -> dict[str, Any]:
+def cluster_manifest(resources: Resources, name: str, *, idle_timeout: int = 0) -> dict[str, Any]:
     """The ``DaskCluster`` resource for ``resources``.
 
     Args:
         resources: The parsed ``resources:`` block.
         name: The DaskCluster name (see :func:`cluster_name_for`).
+        idle_timeout: seconds the operator keeps the cluster once its scheduler is idle (0: until
+            it is deleted).
 
     Raises:
         SpecError: a resource amount Kubernetes would reject, or a bad name.
@@ -129,11 +131,21 @@ def cluster_manifest(resources: Resources, name: str) -> dict[str, Any]:
         "kind": "DaskCluster",
         "metadata": metadata_,
         "spec": {
-            "idleTimeout": 0,
+            "idleTimeout": int(idle_timeout),
             "worker": {"replicas": replicas_for(resources), "spec": _worker_pod(resources, image)},
             "scheduler": {"spec": _scheduler_pod(options, image), "service": _scheduler_service(name)},
         },
     }
+
+
+def scheduler_address_in_cluster(name: str, namespace: str) -> str:
+    """The address pods of the cluster reach its scheduler at (its Service's name in the cluster's DNS).
+
+    Example:
+        >>> scheduler_address_in_cluster("hpnb-mlp", "ml")
+        'tcp://hpnb-mlp-scheduler.ml.svc:8786'
+    """
+    return f"tcp://{name}-scheduler.{namespace}.svc:{SCHEDULER_PORT}"
 
 
 def autoscaler_manifest(resources: Resources, name: str) -> dict[str, Any] | None:

@@ -26,7 +26,7 @@ DEFAULT_WAIT_FOR_WORKERS = 600.0
 #: the largest objective (with what it captures, pickled) a search sends to its workers, by default.
 DEFAULT_MAX_CAPTURED = 4 * 2**30
 KUBERNETES_KEYS = ("image", "namespace", "env", "node_selector", "tolerations", "service_account",
-                   "adapt", "keep", "timeout")
+                   "adapt", "keep", "timeout", "idle_timeout")
 TOLERATION_KEYS = ("key", "operator", "value", "effect", "tolerationSeconds")
 CLUSTER_KINDS = ("local", "kubernetes")
 _CLUSTER_ALLOWED = ("local, kubernetes, a scheduler address (tcp://host:8786) "
@@ -286,4 +286,6 @@ def _parse_kubernetes(data: Any, path: str) -> dict[str, Any]:
             raise SpecError(f"{path}.timeout", "must be greater than 0", value=data["timeout"],
                             allowed="seconds, a number > 0")
         out["timeout"] = timeout
+    if "idle_timeout" in data:
+        out["idle_timeout"] = as_int(data["idle_timeout"], f"{path}.idle_timeout", minimum=0)
     return out
