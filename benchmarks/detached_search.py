@@ -18,7 +18,7 @@
    stored once; a new kernel attaches: its cell's reply, and when its dashboard shows the search.
    Goal: the dashboard within 1 s of the cell's return.
 
-    python benchmarks/detached_search.py [--rounds N] [--quick]
+    python benchmarks/detached_search.py [--rounds N] [--quick] [--parts 1234]
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def run_search(store: Path, client: Client, detach: bool, name: str, objective: 
 
 
 def runner_rows(folder: Path, quick: bool) -> tuple[list[tuple[Any, ...]], list[Goal]]:
-    trials = 150 if quick else 300
+    trials = 150 if quick else 500  # the dispatch benchmark's own count
     cases: list[tuple[str, Callable[..., Any], dict[str, Any], int]] = [
         (f"dispatch: {trials} no-op trials, 2 slots", noop, {"trials": trials}, 2),
         ("streaming: 2 trials x 10,000 reports", stream, {"trials": 2}, 2),
@@ -160,11 +160,11 @@ SOURCES = ("this process", "JupyterLab", "hpnb CLI")
 
 def command_rows(folder: Path, repeats: int) -> tuple[list[tuple[Any, ...]], list[Goal]]:
     store_path = folder / "hpnb.sqlite"
+    (folder / "lab").mkdir()
+    lab, lab_url, token = start_lab(folder / "lab", folder)  # a Jupyter server on the same store
     search = hpnb.search(steps_with_checkpoints, name="steered", store=store_path, metric="loss",
                          strategy="random", trials=1000, parallel=2, resources={"workers": 2},
                          parameters={"x": {"min": 1.0, "max": 2.0}}, detach=True)
-    running = _wait_running_with_checkpoint(search)
-    lab, lab_url, token = start_lab(folder / "lab", folder)
     senders: dict[str, Callable[[str, int | None], bool]] = {
         "this process": lambda kind, value: _here(search, kind, value),
         "JupyterLab": lambda kind, value: _lab(lab_url, token, search.name, kind, value),
@@ -179,6 +179,7 @@ def command_rows(folder: Path, repeats: int) -> tuple[list[tuple[Any, ...]], lis
             took[source].setdefault(kind, []).append(time.perf_counter() - started)
 
     try:
+        running = _wait_running_with_checkpoint(search)
         for _ in range(repeats):
             for source in SOURCES:
                 timed("extend", 1, source)
@@ -326,31 +327,40 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--parts", default="1234", help="the parts to run (default all: 1234)")
     args = parser.parse_args()
     goals: list[Goal] = []
-    replies = {detach: sorted(cell_reply(detach) for _ in range(args.rounds)) for detach in (False, True)}
-    print_table("1. A fresh kernel's first cell: seconds to its reply", ("cell", "median", "max"),
-                [("in-kernel", statistics.median(replies[False]), replies[False][-1]),
-                 ("--detach", statistics.median(replies[True]), replies[True][-1])])
-    goals.append(Goal("detached cell reply, median (s)", statistics.median(replies[True]), 0.5))
-    with tempfile.TemporaryDirectory(prefix="hpnb-bench-detached-") as folder:
-        rows, found = runner_rows(Path(folder), args.quick)
+    if "1" in args.parts:
+        goals += cell_part(args.rounds)
+    if "2" in args.parts:
+        with tempfile.TemporaryDirectory(prefix="hpnb-bench-detached-") as folder:
+            rows, found = runner_rows(Path(folder), args.quick)
         print_table("2. The runner, seconds as the driver sees them (median of 3)",
                     ("case", "in-kernel s", "detached s", "ratio"), rows)
         goals += found
-    with tempfile.TemporaryDirectory(prefix="hpnb-bench-commands-") as folder:
-        rows, found = command_rows(Path(folder), 3 if args.quick else 10)
+    if "3" in args.parts:
+        with tempfile.TemporaryDirectory(prefix="hpnb-bench-commands-") as folder:
+            rows, found = command_rows(Path(folder), 3 if args.quick else 10)
         print_table("3. Commands to a detached search: p95 seconds to the driver's answer",
                     ("command", "from this process", "from JupyterLab", "driver's part",
                      "hpnb CLI (with its start)"), rows)
         goals += found
-    with tempfile.TemporaryDirectory(prefix="hpnb-bench-killed-") as folder:
-        rows, found = killed_kernel_rows(Path(folder))
+    if "4" in args.parts:
+        with tempfile.TemporaryDirectory(prefix="hpnb-bench-killed-") as folder:
+            rows, found = killed_kernel_rows(Path(folder))
         print_table("4. The kernel killed 30 s into a detached search",
                     ("search", "state", "lost", "run twice", "steps stored", "most copies of a step",
                      "attach cell s", "dashboard after it s"), rows)
         goals += found
     return check_goals(goals)
+
+
+def cell_part(rounds: int) -> list[Goal]:
+    replies = {detach: sorted(cell_reply(detach) for _ in range(rounds)) for detach in (False, True)}
+    print_table("1. A fresh kernel's first cell: seconds to its reply", ("cell", "median", "max"),
+                [("in-kernel", statistics.median(replies[False]), replies[False][-1]),
+                 ("--detach", statistics.median(replies[True]), replies[True][-1])])
+    return [Goal("detached cell reply, median (s)", statistics.median(replies[True]), 0.5)]
 
 
 if __name__ == "__main__":

@@ -201,10 +201,12 @@ class TrialStore(StoreBase):
         experiment_id: int,
         *,
         trial_id: int | None = None,
+        trial_ids: Sequence[int] | None = None,
         after: int = 0,
         limit: int | None = None,
     ) -> list[ResultRow]:
-        """Results ordered by trial then seq; only those with ``seq > after``, at most ``limit``.
+        """Results ordered by trial then seq; only those with ``seq > after``, at most ``limit``;
+        of one trial (``trial_id``) or of several (``trial_ids``, in one query).
 
         Page through one trial with ``after`` set to the last seq seen; see
         :meth:`results_since` to follow new results of every trial.
@@ -214,6 +216,12 @@ class TrialStore(StoreBase):
         if trial_id is not None:
             sql += " AND trial_id = ?"
             params.append(trial_id)
+        if trial_ids is not None:
+            ids = [codec.count(trial, "trial_ids", 0) for trial in trial_ids]
+            if not ids:
+                return []
+            sql += f" AND trial_id IN ({', '.join('?' * len(ids))})"
+            params += ids
         sql += " ORDER BY trial_id, seq"
         if limit is not None:
             sql += " LIMIT ?"

@@ -28,7 +28,7 @@ from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import ORDERS, Order, optimization_history
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec import parse_spec
-from hpnb.core.store import ExperimentRecord, Store, TrialRecord
+from hpnb.core.store import ExperimentRecord, ResultRow, Store, TrialRecord
 from hpnb.core.summary import record_objectives, trial_state
 from hpnb.core.trial import TrialState
 from hpnb.jupyter.server.bounded import (
@@ -118,9 +118,12 @@ class CurvesHandler(InsightHandler):
     def answer(self, store: Store, record: ExperimentRecord) -> dict[str, Any]:
         trials, state = trials_of(store, record), search_state(record)
         chosen = curve_trials(trials, search_ranking(store.path, record, trials), state, self.selected)
+        rows: dict[int, list[ResultRow]] = {trial.trial_id: [] for trial in chosen}
+        for row in store.results(record.id, trial_ids=list(rows)):  # one query: one round trip to a server
+            rows[row.trial_id].append(row)
         curves = []
         for trial in chosen:
-            xs, ys = thinned_curve(store.results(record.id, trial_id=trial.trial_id), self.points)
+            xs, ys = thinned_curve(rows[trial.trial_id], self.points)
             if xs:
                 curves.append({"trial_id": trial.trial_id, "state": trial_state(trial, state),
                                "x": xs, "y": ys})

@@ -214,6 +214,18 @@ def test_results_paging(store: Store, new_experiment: Callable[..., ExperimentRe
     assert store.results(exp.id, trial_id=7) == []
 
 
+def test_results_of_several_trials_at_once(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
+    exp = new_experiment(store)
+    for trial_id in range(4):
+        store.add_trial(exp.id, trial_id, {})
+        store.add_results(exp.id, _rows(trial_id, range(1, 4)))
+    picked = store.results(exp.id, trial_ids=[3, 1, 9])  # a trial without results is no error
+    assert [(r.trial_id, r.seq) for r in picked] == [(1, 1), (1, 2), (1, 3), (3, 1), (3, 2), (3, 3)]
+    assert store.results(exp.id, trial_ids=[]) == []
+    with pytest.raises(StoreError, match="trial_ids"):
+        store.results(exp.id, trial_ids=["1) OR (1=1"])  # type: ignore[list-item]
+
+
 def test_results_since_follows_new_rows_in_arrival_order(
     store: Store, new_experiment: Callable[..., ExperimentRecord]
 ) -> None:
