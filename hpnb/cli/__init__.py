@@ -22,21 +22,28 @@ COMMANDS: tuple[str, ...] = ("demo", "run", "check", "list", "show", "control", 
                             "store")
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: the commands to a running search, each answered by the one module that defines it: their
+#: parser is built without importing every other command's (a command's latency is mostly its start).
+COMMAND_MODULES: dict[str, str] = dict.fromkeys(("stop", "pause", "extend", "parallel"), "control")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every sub-command, or of the module ``only`` alone."""
     from hpnb import __version__
 
     parser = argparse.ArgumentParser(prog="hpnb", description="Hyperparameter search for notebooks.")
     parser.add_argument("--version", action="version", version=f"hpnb {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only else COMMANDS:
         importlib.import_module(f"hpnb.cli.{name}").add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``hpnb`` command; returns its exit code (2 for bad input)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = [*(sys.argv[1:] if argv is None else argv)]  # not list(): hpnb.cli.list is a module here
+    parser = build_parser(COMMAND_MODULES.get(given[0]) if given else None)
+    args = parser.parse_args(given)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 
+from hpnb.core.liveness import experiment_state
 from hpnb.core.pause_problems import pause_problem, resume_problem
 from hpnb.core.store import ExperimentRecord, Store, UnknownTrial
 from hpnb.core.store.commands import (
@@ -25,7 +26,6 @@ from hpnb.core.store.commands import (
     CommandRefused,
     command_problem,
 )
-from hpnb.core.summary import experiment_state
 from hpnb.core.trial import ExperimentState
 from hpnb.core.trial_log import unknown_trial
 

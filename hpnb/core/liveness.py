@@ -20,7 +20,8 @@ import os
 import socket
 from pathlib import Path
 
-from hpnb.core.store.records import ExperimentRecord
+from hpnb.core.store.records import ExperimentRecord, TrialRecord
+from hpnb.core.trial import ExperimentState, TrialState
 
 #: seconds between two heartbeats of a running driver.
 HEARTBEAT_INTERVAL = 2.0
@@ -75,3 +76,19 @@ def _zombie(pid: int) -> bool:
     except OSError:
         return False
     return stat.rpartition(")")[2].split()[:1] in (["Z"], ["X"])
+
+
+def experiment_state(record: ExperimentRecord, now: float) -> ExperimentState:
+    """The state of ``record`` at ``now`` (epoch seconds), judging liveness by heartbeat."""
+    state = ExperimentState(record.state)
+    if state is ExperimentState.RUNNING and not driver_alive(record, now):
+        return ExperimentState.INTERRUPTED
+    return state
+
+
+def trial_state(trial: TrialRecord, search: ExperimentState) -> str:
+    """The state to show for ``trial``: RUNNING and PENDING trials of a search whose driver
+    died are INTERRUPTED (a resume runs them again)."""
+    if search is ExperimentState.INTERRUPTED and TrialState(trial.state).is_under_way:
+        return ExperimentState.INTERRUPTED.value
+    return trial.state

@@ -42,7 +42,9 @@ from hpnb.core.constraints import Constraint, is_feasible, record_constraints
 from hpnb.core.liveness import HEARTBEAT_INTERVAL as HEARTBEAT_INTERVAL  # shown here with the state
 from hpnb.core.liveness import STALE_AFTER as STALE_AFTER
 from hpnb.core.liveness import driver_alive as driver_alive
+from hpnb.core.liveness import experiment_state as experiment_state
 from hpnb.core.liveness import heartbeat_age as heartbeat_age
+from hpnb.core.liveness import trial_state as trial_state
 from hpnb.core.non_domination import non_domination_ranks, pareto_order
 from hpnb.core.objectives import Objective, losses, objective_values
 from hpnb.core.repeats import Runs, best_runs, group_runs, is_noisy
@@ -59,22 +61,6 @@ _FAILED = TrialState.FAILED.value
 FINISHED = frozenset(s.value for s in TrialState if s.is_finished)
 #: how trials are ranked: the mode of the one target (``trial.value``), or the objectives.
 Ranking = str | Sequence[Objective]
-
-
-def experiment_state(record: ExperimentRecord, now: float) -> ExperimentState:
-    """The state of ``record`` at ``now`` (epoch seconds), judging liveness by heartbeat."""
-    state = ExperimentState(record.state)
-    if state is ExperimentState.RUNNING and not driver_alive(record, now):
-        return ExperimentState.INTERRUPTED
-    return state
-
-
-def trial_state(trial: TrialRecord, search: ExperimentState) -> str:
-    """The state to show for ``trial``: RUNNING and PENDING trials of a search whose driver
-    died are INTERRUPTED (a resume runs them again)."""
-    if search is ExperimentState.INTERRUPTED and TrialState(trial.state).is_under_way:
-        return ExperimentState.INTERRUPTED.value
-    return trial.state
 
 
 def trial_score(trial: TrialRecord) -> float | None:

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from hpnb.core.liveness import experiment_state, trial_state
 from hpnb.core.store import ExperimentRecord, Store, UnknownTrial
-from hpnb.core.summary import experiment_state, trial_state
 from hpnb.core.trial import TrialState
 from hpnb.core.trial_output import MAX_BYTES, MAX_LINES
 
