@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import time
@@ -108,6 +109,7 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         return _resume(opened, name, objective, client, namespace, background=not wait_for_cluster,
                        detach=starter)
     _announce_warm_start(opened, parsed, name, source if source is not None else _source_text(spec))
+    parsed = _checkpoints_written_out(opened, parsed)
     _probe_checkpoint_store(opened, parsed, name)
     check_tracking(parsed)
     record = opened.create_experiment(
@@ -132,6 +134,16 @@ def _checked_starter(objective: Callable[..., Any], mode: str | None, client: Cl
     if mode == "cluster":
         check_driver_cluster(address, parsed.resources.cluster)
     return detached_starter(mode, objective_payload(objective), client, namespace)
+
+
+def _checkpoints_written_out(opened: Store, parsed: ExperimentSpec) -> ExperimentSpec:
+    """On a server store, the spec with its default checkpoint folder written out (this process's
+    ``$HPNB_HOME/servers/...``): every process that later drives or views the search (a driver on a
+    worker, a teammate's notebook, another machine) then looks in that folder, not in its own."""
+    if not opened.location.is_server or parsed.checkpoints.store is not None:
+        return parsed
+    folder = str(opened.path.parent / "checkpoints")
+    return dataclasses.replace(parsed, checkpoints=dataclasses.replace(parsed.checkpoints, store=folder))
 
 
 def _probe_checkpoint_store(opened: Store, parsed: ExperimentSpec, name: str) -> None:

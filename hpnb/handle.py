@@ -37,15 +37,16 @@ from hpnb.core.summary import (
     summarize,
 )
 from hpnb.core.trial_log import TrialLog, read_trial_log, unknown_trial
-from hpnb.launch import Launch
 from hpnb.runner.checkpoint_store import CheckpointStore, search_location
-from hpnb.runner.driver import Driver
 from hpnb.runner.pausing import PauseRefused
 from hpnb.search_insight import SearchInsight
 
 if TYPE_CHECKING:
     import pandas as pd
     from distributed import Client
+
+    from hpnb.launch import Launch
+    from hpnb.runner.driver import Driver
 
 #: starts a search's driver elsewhere (:func:`hpnb.detach.detached_starter`): given the handle and
 #: the moment from which commands are for the new driver, says where it runs.
@@ -383,6 +384,8 @@ class Search(SearchInsight):
         if self._detach is not None:
             self.detached = self._detach(self, commands_since)
             return
+        from hpnb.launch import Launch  # the runner: not imported by a handle that only views or steers
+
         self._launch = Launch(self.store, self.experiment_id, self.name, self.spec, self._objective,
                               holder=driver_id(), client=self._client, namespace=self._namespace,
                               on_change=self._notify, commands_since=commands_since)

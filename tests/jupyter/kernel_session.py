@@ -16,12 +16,13 @@ from hpnb.core.store import Store
 
 
 class KernelSession:
-    """One kernel with ``HPNB_HOME`` in ``home``; keeps every iopub message it sees."""
+    """One kernel with ``HPNB_HOME`` in ``home`` (and ``env`` besides); keeps every iopub message it sees."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, env: dict[str, str] | None = None) -> None:
         self.home = home
+        home.mkdir(parents=True, exist_ok=True)
         self.manager = KernelManager(kernel_name="python3")
-        env = {**os.environ, "HPNB_HOME": str(home)}
+        env = {**os.environ, "HPNB_HOME": str(home), **(env or {})}
         self.manager.start_kernel(env=env, cwd=str(home))
         self.client = self.manager.client()
         self.client.start_channels()
