@@ -214,7 +214,8 @@ def test_results_paging(store: Store, new_experiment: Callable[..., ExperimentRe
     assert store.results(exp.id, trial_id=7) == []
 
 
-def test_results_of_several_trials_at_once(store: Store, new_experiment: Callable[..., ExperimentRecord]) -> None:
+def test_results_of_several_trials_at_once(store: Store,
+                                           new_experiment: Callable[..., ExperimentRecord]) -> None:
     exp = new_experiment(store)
     for trial_id in range(4):
         store.add_trial(exp.id, trial_id, {})
