@@ -10,11 +10,13 @@ One server per front end for the module (the slow part); each test opens its own
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,12 +114,25 @@ def server(request, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server
 
 def _open(browser, server: Server, name: str, width: int) -> tuple[object, object, PageLog]:
     write_notebook(server.root / f"{name}.ipynb", [OBJECTIVE, "%load_ext hpnb", SEARCH.format(name=name)])
+    _start_kernel(server, f"{name}.ipynb")
     context, page, log = fresh_page(browser, {"width": width, "height": 1400})
     page.add_locator_handler(page.locator(".jp-Dialog .jp-mod-accept"), _answer_dialog, no_wait_after=True)
     page.goto(f"{server.url}/{server.notebook_path}/{name}.ipynb?token={server.token}")
     page.wait_for_selector(".jp-Notebook .jp-Cell .cm-line")
     wait_until(page, log, IDLE_NOW, what="the kernel to be idle")
     return context, page, log
+
+
+def _start_kernel(server: Server, notebook: str) -> None:
+    """The notebook's kernel, started through the server's sessions API before the page opens: the
+    page connects to it instead of starting one. A start that a loaded machine makes slow would
+    otherwise have the page ask for a kernel again, and a second kernel take over the cells
+    half-way through Run All. (The page then waits for this kernel to be idle.)"""
+    body = {"path": notebook, "name": notebook, "type": "notebook", "kernel": {"name": "python3"}}
+    request = urllib.request.Request(server.api("api/sessions"), data=json.dumps(body).encode(),
+                                     method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=180) as answer:
+        assert json.load(answer)["kernel"]["id"], "the server started no kernel"
 
 
 def _answer_dialog(button) -> None:
