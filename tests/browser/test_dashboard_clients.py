@@ -149,8 +149,14 @@ def _answer_dialog(button) -> None:
     reject = dialog.locator(".jp-mod-reject").first
     has_kernel = ("Select Kernel" in text and reject.count() > 0
                   and reject.inner_text(timeout=5_000).strip() == "Cancel")
+    # the kernel the test started for this notebook, listed as "NAME.ipynb (id)": a new one would
+    # take over the cells half-way through
+    running = [label for label in dialog.locator("select option").all_inner_texts() if ".ipynb (" in label]
+    if running and not has_kernel:
+        dialog.locator("select").first.select_option(label=running[0], timeout=10_000)
     (reject if has_kernel else button).click(timeout=10_000)
-    print("kept the running kernel" if has_kernel else "accepted the default kernel")
+    print("kept the running kernel" if has_kernel else f"chose {running[0]}" if running
+          else "accepted the default kernel")
     try:
         dialog.wait_for(state="hidden", timeout=5_000)
     except PlaywrightTimeout:
