@@ -73,12 +73,17 @@ def _write_spec_notebook(root: Path) -> None:
 
 
 def _quiet_lab_settings(settings: Path) -> None:
-    """No news or update checks: nothing leaves the machine and no popup covers the page."""
+    """No news or update checks: nothing leaves the machine and no popup covers the page; a
+    notebook starts its preferred kernel without asking (a loaded machine slow to list the
+    kernels would otherwise raise "Select Kernel" while the cells are sent)."""
     folder = settings / "@jupyterlab" / "apputils-extension"
     folder.mkdir(parents=True)
     (folder / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
+    notebooks = settings / "@jupyterlab" / "notebook-extension"
+    notebooks.mkdir(parents=True)
+    (notebooks / "tracker.jupyterlab-settings").write_text(json.dumps({"autoStartDefaultKernel": True}))
 
 
 def _answers(url: str, process: subprocess.Popen[bytes], log: Path) -> bool:
