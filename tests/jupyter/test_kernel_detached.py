@@ -61,6 +61,17 @@ def _kill_with_its_group(session: KernelSession) -> None:
     session.client.stop_channels()
 
 
+def attach_and_extend(session: KernelSession, name: str, budget: int) -> None:
+    """In another kernel: ``%hpsearch attach`` shows the live dashboard with its controls, and
+    ``%hpsearch extend NAME 2`` raises the budget to ``budget``."""
+    session.run("%load_ext hpnb.jupyter\nimport hpnb")
+    reply, _ = session.execute(f"%hpsearch attach {name}")
+    assert reply["content"]["status"] == "ok"
+    assert session.widget_comms("ButtonModel"), "the attached dashboard has its controls"
+    answer = session.run(f"%hpsearch extend {name} 2")
+    assert f"search {name!r} has a budget of {budget} trials now (+2)" in answer
+
+
 def test_a_detached_search_outlives_its_kernel_and_another_kernel_steers_it(tmp_path: Path) -> None:
     first = KernelSession(tmp_path)
     first.run("%load_ext hpnb.jupyter")
@@ -80,12 +91,7 @@ def test_a_detached_search_outlives_its_kernel_and_another_kernel_steers_it(tmp_
 
     second = KernelSession(tmp_path)
     try:
-        second.run("%load_ext hpnb.jupyter\nimport hpnb")
-        reply, _ = second.execute("%hpsearch attach outlives")
-        assert reply["content"]["status"] == "ok"
-        assert second.widget_comms("ButtonModel"), "the attached dashboard has its controls"
-        answer = second.run("%hpsearch extend outlives 2")
-        assert "search 'outlives' has a budget of 14 trials now (+2)" in answer
+        attach_and_extend(second, "outlives", budget=14)
         answer = second.run("%hpsearch parallel outlives 1")
         assert "runs at most 1 trial at once now" in answer
         refused = second.run("try:\n    hpnb.load('outlives').stop_trial(99)\nexcept Exception as e:\n"

@@ -16,7 +16,7 @@ import pytest
 import hpnb
 from hpnb.core.store import Store
 from tests.jupyter.kernel_session import KernelSession
-from tests.jupyter.test_kernel_detached import _kill_with_its_group
+from tests.jupyter.test_kernel_detached import _kill_with_its_group, attach_and_extend
 from tests.postgres import TestServer
 from tests.runner import processes
 from tests.waiting import wait_until
@@ -80,12 +80,7 @@ def test_a_team_search_outlives_its_notebook_and_the_driver_s_worker_and_a_teamm
 
         bob = KernelSession(tmp_path / "bob", env={"HPNB_STORE": url})
         try:
-            bob.run("%load_ext hpnb.jupyter\nimport hpnb")
-            reply, _ = bob.execute("%hpsearch attach team")
-            assert reply["content"]["status"] == "ok"
-            assert bob.widget_comms("ButtonModel"), "the attached dashboard has its controls"
-            answer = bob.run("%hpsearch extend team 2")
-            assert "search 'team' has a budget of 12 trials now (+2)" in answer
+            attach_and_extend(bob, "team", budget=12)
         finally:
             bob.close()
         assert not (tmp_path / "bob" / "hpnb.sqlite").exists()  # the teammate used the team's store
