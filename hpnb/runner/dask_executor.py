@@ -25,6 +25,7 @@ from distributed import Client, Event, Future, Variable, get_client, get_worker
 
 from hpnb.core.spec.trial_resources import TrialResources, trial_slots, unfit_reason
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
+from hpnb.runner.graces import Graces
 from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
 from hpnb.runner.shared_objective import SharedCopyMissing, SharedObjective, objective_on_worker
 from hpnb.runner.stuck_threads import StuckThreads
@@ -130,6 +131,9 @@ class DaskExecutor(Executor):
         self._lock = threading.Lock()
         self._shared = SharedObjective(client)
         self._memory = MemoryRestarts.of(client)
+        #: lost attempts whose end waits for a possible memory report (see :meth:`_on_lost`)
+        self._losing: set[tuple[int, int]] = set()
+        self._graces = Graces()
         client.subscribe_topic(self.topic, self._on_event)
 
     def _on_event(self, event: tuple[float, dict[str, Any]]) -> None:
@@ -162,14 +166,18 @@ class DaskExecutor(Executor):
         stuck = self._stuck.per_worker()
         free = {address: max(0, n - stuck.get(address, 0)) for address, n in threads.items()}
         self._allowed_workers = [a for a, n in free.items() if n > 0] if stuck else None
-        if not self.per_trial:
+        if self.per_trial:
+            advertised = {address: {k: float(v) for k, v in (w.get("resources") or {}).items()}
+                          for address, w in info.get("workers", {}).items()}
+            self.slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
+            self.unfit = unfit_reason(self.per_trial, advertised)  # workers that joined after the start
+        else:
             self.slots = sum(free.values())
-            return max(1, self.slots)
-        advertised = {address: {k: float(v) for k, v in (w.get("resources") or {}).items()}
-                      for address, w in info.get("workers", {}).items()}
-        self.slots, self.limited_by = trial_slots(self.per_trial, free, advertised)
-        self.unfit = unfit_reason(self.per_trial, advertised)  # workers that joined after the start
-        return max(1, self.slots)
+        # A lost attempt still counts among the driver's running trials until its end is told:
+        # its slot is counted with it, so the live trials keep every slot the workers have.
+        with self._lock:
+            losing = len(self._losing)
+        return max(1, self.slots) + losing
 
     def _key(self, trial_id: int, attempt: int) -> str:
         return f"{self.topic}-trial-{trial_id}-{attempt}"
@@ -202,15 +210,30 @@ class DaskExecutor(Executor):
         with self._lock:
             self._futures.pop(key, None)
         if future.status == "finished":
-            if not self._wait_for(lambda: key in self._settled, OUTCOME_GRACE):
-                self._fetch_outcome(task, future)
-            elif key in self._long_logs:
-                self._fetch_outcome(task, future, sent=self._long_logs[key])
-        elif key in self._long_logs:  # it returned, and was cancelled since: its outcome stands
+            if key in self._settled:
+                self._on_finished(task, future, True)
+            else:  # its outcome message may be on its way (or, not msgpack-able, never sent)
+                self._graces.add(lambda: key in self._settled, OUTCOME_GRACE,
+                                 partial(self._on_finished, task, future))
+            return
+        if key in self._long_logs:  # it returned, and was cancelled since: its outcome stands
             self._emit_outcome(*key, self._long_logs[key])
+        elif future.status == "cancelled":
+            self.sink(AttemptDone(task.trial_id, task.attempt, None, reason="cancelled"))
         else:
-            reason = "cancelled" if future.status == "cancelled" else self._lost_reason(key, future)
-            self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=reason))
+            self._on_lost(task, future)
+        self._forget(key)
+
+    def _on_finished(self, task: TrialTask, future: Future, outcome_sent: bool) -> None:
+        """A returned attempt: its outcome was told by its message, else is fetched."""
+        key = (task.trial_id, task.attempt)
+        if not outcome_sent:
+            self._fetch_outcome(task, future)
+        elif key in self._long_logs:
+            self._fetch_outcome(task, future, sent=self._long_logs[key])
+        self._forget(key)
+
+    def _forget(self, key: tuple[int, int]) -> None:
         with self._lock:
             self._settled.discard(key)
             self._long_logs.pop(key, None)
@@ -236,27 +259,30 @@ class DaskExecutor(Executor):
             self.sink(printed)
         self.sink(attempt_done(trial_id, attempt, outcome))
 
-    def _lost_reason(self, key: tuple[int, int], future: Future) -> str:
+    def _on_lost(self, task: TrialTask, future: Future) -> None:
+        """Tell the driver an attempt was lost, and why: when its worker's nanny may yet report
+        a memory-limit restart, once the report came or its grace passed (in :class:`Graces`, so
+        this callback thread, which every future's callback shares, never waits)."""
+        key = (task.trial_id, task.attempt)
         exc = future.exception()
         if isinstance(exc, SharedCopyMissing):
             self._shared.lost(exc.key)
-            return str(exc)
+            self.sink(AttemptDone(*key, None, reason=str(exc)))
+            return
         worker = self._workers.get(key)
-        if worker is not None and self._wait_for(lambda: worker in self._memory.reports, MEMORY_REPORT_GRACE):
-            report = self._memory.reports[worker]
-            return (f"memory limit: the worker {worker} used {report.get('rss', 0) / 2**20:.0f} MiB, more "
-                    "than its memory limit (resources.limits.memory), and Dask restarted it")
-        return describe_loss(future.exception())
+        if worker is None:
+            self.sink(AttemptDone(*key, None, reason=describe_loss(exc)))
+            return
+        with self._lock:
+            self._losing.add(key)
 
-    def _wait_for(self, condition: Callable[[], bool], timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
+        def tell(reported: bool) -> None:
             with self._lock:
-                if condition():
-                    return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.01)
+                self._losing.discard(key)
+            self.sink(AttemptDone(*key, None, reason=self._memory.reason(worker) if reported
+                                  else describe_loss(exc)))
+
+        self._graces.add(lambda: worker in self._memory.reports, MEMORY_REPORT_GRACE, tell)
 
     def stop(self, trial_id: int, attempt: int) -> None:
         Event(_event_name(self.topic, "stop", trial_id, attempt), client=self.client).set()
@@ -339,6 +365,12 @@ class MemoryRestarts:
     def _on_report(self, event: tuple[float, dict[str, Any]]) -> None:
         report = event[1]
         self.reports[str(report.get("worker"))] = dict(report)
+
+    def reason(self, worker: str) -> str:
+        """Why a trial on ``worker``, restarted for its memory, was lost."""
+        rss = self.reports.get(worker, {}).get("rss", 0)
+        return (f"memory limit: the worker {worker} used {rss / 2**20:.0f} MiB, more than its memory "
+                "limit (resources.limits.memory), and Dask restarted it")
 
 
 def attempt_done(trial_id: int, attempt: int, outcome: dict[str, Any]) -> AttemptDone:

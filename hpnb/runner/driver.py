@@ -55,6 +55,11 @@ LATE_BATCH_GRACE = 5.0
 RERUN_REASON = "the worker running this trial died (the scheduler started it again from the beginning)"
 #: how often (seconds) the driver asks the cluster how many worker threads it has.
 CAPACITY_CHECK = 1.0
+#: the same for a while after the cluster shrank, so a worker that comes back (a nanny restarts
+#: a killed worker in well under a second) gets trials at once rather than at the next check.
+CAPACITY_RECHECK = 0.2
+#: seconds after the cluster shrank during which the driver looks at :data:`CAPACITY_RECHECK`.
+RECHECK_WINDOW = 30.0
 #: how often (seconds) the driver looks for commands in the store (any process may send them).
 COMMAND_POLL = 0.1
 #: put in the inbox by a sender in this process: commands wait in the store, read them now.
@@ -103,6 +108,9 @@ class Driver(threading.Thread):
         self.waiting: dict[int, tuple[AttemptDone, float]] = {}
         self.next_id = recovered.next_id
         self.next_capacity_check = self.context.clock() + CAPACITY_CHECK
+        #: the slots the workers had at the last check, the most seen, and when they last fell
+        self.last_slots = self.peak_slots = executor.slots or 0
+        self.shrunk_at = float("-inf")
         self._note_limit()
         self.writer.last_suggested = recovered.last_suggested
         self.writer.pending_ids = {r.trial_id for r in recovered.requeue}
@@ -209,12 +217,23 @@ class Driver(threading.Thread):
             return
         self.next_capacity_check = self.context.clock() + CAPACITY_CHECK
         c.capacity = self.executor.capacity()
+        self._recheck_soon_when_short(self.executor.slots)
         if self.executor.unfit is not None:
             raise TrialsCannotRun(self.executor.unfit)
         self.worker_wait.check(self.executor.slots)
         if c.auto_parallel and c.capacity != self.public.parallel:
             self.public.parallel = c.capacity
         self._note_limit()
+
+    def _recheck_soon_when_short(self, slots: int | None) -> None:
+        if slots is None:  # an executor that does not know its workers' slots
+            return
+        now = self.context.clock()
+        if slots < self.last_slots:
+            self.shrunk_at = now
+        self.last_slots, self.peak_slots = slots, max(self.peak_slots, slots)
+        if slots < self.peak_slots and now - self.shrunk_at < RECHECK_WINDOW:
+            self.next_capacity_check = now + CAPACITY_RECHECK
 
     def _note_limit(self) -> None:
         """Say (in the events) when the workers' resources allow fewer trials than ``parallel``."""
@@ -335,6 +354,8 @@ class Driver(threading.Thread):
         trial = self.context.running.get(done.trial_id)
         if trial is None or done.attempt != trial.attempt:
             return
+        if done.outcome is None and done.reason != "cancelled":  # its worker may be gone: look now
+            self.next_capacity_check = self.context.clock()
         if self._batches_missing(trial, done):
             # the attempt returned before its last report batches arrived: give them a moment
             self.waiting[done.trial_id] = (done, self.context.clock() + LATE_BATCH_GRACE)

@@ -389,3 +389,27 @@ def test_workers_coming_back_clear_the_waiting_message(store, monkeypatch):
     assert seen[0].startswith("waiting for workers: none since") and seen[1] is None
     kinds = [e["kind"] for e in store.events(driver.experiment_id)]
     assert kinds.index("waiting_for_workers") < kinds.index("workers_back")
+
+
+def test_a_lost_worker_is_looked_for_at_once_and_its_return_used_before_the_next_regular_check(
+        store, monkeypatch):
+    monkeypatch.setattr(driver_module, "CAPACITY_CHECK", 30.0)  # no regular check within the test
+    monkeypatch.setattr(driver_module, "CAPACITY_RECHECK", 0.02)
+    executor = ScriptedExecutor({
+        0: [[Start("w1"), Call(lambda: setattr(executor, "slots", 1)), Lost(DIED)],  # w1 dies with it
+            [Start("w1"), Report(0, {"loss": 0.5}), Done()]],
+        1: [[Start("w2"), Hold()]],
+    }, slots=2)
+    # a strategy that learns from results: trials are not queued beyond the slots
+    driver = build(store, executor, trials=2, strategy="tpe")
+    driver.start()
+    # the loss had the driver look at the cluster: one slot, so the retry waits for a worker
+    wait_until(lambda: driver.public.parallel == 1, timeout=10)
+    assert len(executor.tasks(0)) == 1
+    executor.slots = 2  # the worker is back
+    wait_until(lambda: len(executor.tasks(0)) == 2, timeout=10)
+    assert driver.public.parallel == 2
+    send(driver, "stop")
+    assert driver.ended.wait(10)
+    trials = sorted(store.trials(driver.experiment_id), key=lambda t: t.trial_id)
+    assert (trials[0].state, trials[0].retries) == ("COMPLETED", 1)
