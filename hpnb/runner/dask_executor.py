@@ -19,11 +19,12 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any
 
 from distributed import Client, Event, Future, Variable, get_client, get_worker
 
 from hpnb.core.spec.trial_resources import TrialResources, trial_slots, unfit_reason
+from hpnb.runner.cluster_watch import ClusterWatch, WorkerRemoval
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
 from hpnb.runner.graces import Graces
 from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
@@ -38,8 +39,6 @@ log = logging.getLogger("hpnb")
 OUTCOME_GRACE = 5.0
 #: seconds to wait for the nanny's memory report after a worker died.
 MEMORY_REPORT_GRACE = 1.0
-#: the topic Dask's nannies report memory-limit restarts on.
-MEMORY_RESTART_TOPIC = "worker-restart-memory"
 
 
 def _event_name(topic: str, kind: str, trial_id: int, attempt: int) -> str:
@@ -130,8 +129,11 @@ class DaskExecutor(Executor):
         self._experiment = ""
         self._lock = threading.Lock()
         self._shared = SharedObjective(client)
-        self._memory = MemoryRestarts.of(client)
-        #: lost attempts whose end waits for a possible memory report (see :meth:`_on_lost`)
+        self._watch = ClusterWatch.of(client)
+        self._stop_watching = self._watch.listen(self._on_worker_removed)
+        #: attempts known lost, each told to the driver once (by its future or its worker's removal)
+        self._lost: set[tuple[int, int]] = set()
+        #: lost attempts whose end waits for a possible memory report (see :meth:`_lose`)
         self._losing: set[tuple[int, int]] = set()
         self._graces = Graces()
         client.subscribe_topic(self.topic, self._on_event)
@@ -218,6 +220,8 @@ class DaskExecutor(Executor):
             return
         if key in self._long_logs:  # it returned, and was cancelled since: its outcome stands
             self._emit_outcome(*key, self._long_logs[key])
+        elif key in self._lost:  # told already, when its worker left the cluster
+            pass
         elif future.status == "cancelled":
             self.sink(AttemptDone(task.trial_id, task.attempt, None, reason="cancelled"))
         else:
@@ -260,29 +264,58 @@ class DaskExecutor(Executor):
         self.sink(attempt_done(trial_id, attempt, outcome))
 
     def _on_lost(self, task: TrialTask, future: Future) -> None:
-        """Tell the driver an attempt was lost, and why: when its worker's nanny may yet report
-        a memory-limit restart, once the report came or its grace passed (in :class:`Graces`, so
-        this callback thread, which every future's callback shares, never waits)."""
+        """An attempt whose future ended without its result: its worker died, or it found no copy
+        of the objective."""
         key = (task.trial_id, task.attempt)
         exc = future.exception()
         if isinstance(exc, SharedCopyMissing):
             self._shared.lost(exc.key)
-            self.sink(AttemptDone(*key, None, reason=str(exc)))
-            return
-        worker = self._workers.get(key)
-        if worker is None:
-            self.sink(AttemptDone(*key, None, reason=describe_loss(exc)))
-            return
+            self._lose(key, None, str(exc))
+        else:
+            self._lose(key, self._workers.get(key), describe_loss(exc))
+
+    def _on_worker_removed(self, removal: WorkerRemoval) -> None:
+        """A worker left the cluster: the attempts it ran are lost now, whatever its scheduler does
+        with their tasks (one that re-runs them would start them over without their checkpoint)."""
+        copy = self._shared.key
+        if copy is not None and copy in removal.lost_data:
+            self._shared.lost(copy)  # the next trials put it in the cluster again
         with self._lock:
-            self._losing.add(key)
+            lost = [(key, future) for key, future in self._futures.items()
+                    if self._key(*key) in removal.running]
+        for key, _ in lost:
+            self._lose(key, removal.worker, f"the worker running this trial died (worker {removal.worker} "
+                                            "left the cluster)")
+        if lost:  # this runs in the client's event loop, which the calls to the scheduler need free
+            threading.Thread(target=self._withdraw, args=(lost,), daemon=True, name="hpnb-withdraw").start()
+
+    def _withdraw(self, lost: list[tuple[tuple[int, int], Future]]) -> None:
+        for key, future in lost:
+            with contextlib.suppress(Exception):  # the client closing
+                self.stop(*key)  # a re-run the scheduler started already ends at its first report
+                future.cancel()
+
+    def _lose(self, key: tuple[int, int], worker: str | None, reason: str) -> None:
+        """Tell the driver, once, that an attempt was lost and why: when its worker's nanny may yet
+        report a memory-limit restart, once the report came or its grace passed (in :class:`Graces`:
+        the callback thread, which every future's callback shares, never waits)."""
+        with self._lock:
+            if key in self._lost:
+                return
+            self._lost.add(key)
+            if worker is not None:
+                self._losing.add(key)
+        if worker is None:
+            self.sink(AttemptDone(*key, None, reason=reason))
+            return
 
         def tell(reported: bool) -> None:
             with self._lock:
                 self._losing.discard(key)
-            self.sink(AttemptDone(*key, None, reason=self._memory.reason(worker) if reported
-                                  else describe_loss(exc)))
+            said = self._watch.memory_reason(worker) if reported else reason
+            self.sink(AttemptDone(*key, None, reason=said))
 
-        self._graces.add(lambda: worker in self._memory.reports, MEMORY_REPORT_GRACE, tell)
+        self._graces.add(lambda: worker in self._watch.memory_reports, MEMORY_REPORT_GRACE, tell)
 
     def stop(self, trial_id: int, attempt: int) -> None:
         Event(_event_name(self.topic, "stop", trial_id, attempt), client=self.client).set()
@@ -335,42 +368,10 @@ class DaskExecutor(Executor):
         return sorted(self._stuck.per_worker())
 
     def close(self) -> None:
+        self._stop_watching()
         self._shared.release()
         with contextlib.suppress(Exception):  # the client may already be closed
             self.client.unsubscribe_topic(self.topic)
-
-
-class MemoryRestarts:
-    """The workers Dask's nannies restarted for exceeding their memory limit, per client.
-
-    One subscription per client, shared by every search on it (a topic has one
-    handler per client).
-    """
-
-    _by_client: ClassVar[dict[str, MemoryRestarts]] = {}
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self) -> None:
-        self.reports: dict[str, dict[str, Any]] = {}
-
-    @classmethod
-    def of(cls, client: Client) -> MemoryRestarts:
-        with cls._lock:
-            watch = cls._by_client.get(client.id)
-            if watch is None:
-                watch = cls._by_client[client.id] = cls()
-                client.subscribe_topic(MEMORY_RESTART_TOPIC, watch._on_report)
-            return watch
-
-    def _on_report(self, event: tuple[float, dict[str, Any]]) -> None:
-        report = event[1]
-        self.reports[str(report.get("worker"))] = dict(report)
-
-    def reason(self, worker: str) -> str:
-        """Why a trial on ``worker``, restarted for its memory, was lost."""
-        rss = self.reports.get(worker, {}).get("rss", 0)
-        return (f"memory limit: the worker {worker} used {rss / 2**20:.0f} MiB, more than its memory "
-                "limit (resources.limits.memory), and Dask restarted it")
 
 
 def attempt_done(trial_id: int, attempt: int, outcome: dict[str, Any]) -> AttemptDone:

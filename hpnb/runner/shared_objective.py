@@ -57,6 +57,10 @@ class SharedCopyMissing(Exception):
         return f"{SHARED_COPY_MISSING} ({self.key}): {self.why}"
 
 
+class _NoHolder(Exception):
+    """The scheduler lists no worker holding the copy."""
+
+
 def serialized(objective: Callable[..., Any]) -> tuple[bytes, list[memoryview]]:
     """``objective`` pickled by value, its large buffers out of band (views, not copies).
 
@@ -101,6 +105,11 @@ class SharedObjective:
                 or future is None or future.status != "finished"):
             self._replace(objective)
         assert self._key is not None
+        return self._key
+
+    @property
+    def key(self) -> str | None:
+        """The key of the copy in the cluster now (None before the first trial and after release)."""
         return self._key
 
     def lost(self, key: str) -> None:
@@ -172,6 +181,8 @@ def _fetch(key: str) -> tuple[bytes, list[Any]]:
 
     async def from_peers() -> Any:
         who_has = await worker.scheduler.who_has(keys=[key])
+        if not who_has.get(key):
+            raise _NoHolder("no worker holds it")
         data, *_ = await gather_from_workers(who_has, rpc=worker.rpc, who=worker.address)
         return data[key]
 
@@ -180,7 +191,7 @@ def _fetch(key: str) -> tuple[bytes, list[Any]]:
             fetched: tuple[bytes, list[Any]] = sync(worker.loop, from_peers)
             return fetched
         except Exception as exc:
-            if attempt == FETCH_ATTEMPTS - 1:
+            if attempt == FETCH_ATTEMPTS - 1 or isinstance(exc, _NoHolder):  # gone: asking again is no use
                 raise SharedCopyMissing(key, f"{type(exc).__name__}: {exc}") from None
             time.sleep(FETCH_PAUSE)
     raise AssertionError("unreachable")

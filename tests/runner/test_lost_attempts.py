@@ -13,7 +13,8 @@ import pytest
 from hpnb.cluster.connect import local_client
 from hpnb.core.spec.resources import Resources
 from hpnb.runner import dask_executor
-from hpnb.runner.dask_executor import MEMORY_RESTART_TOPIC, DaskExecutor
+from hpnb.runner.cluster_watch import MEMORY_RESTART_TOPIC
+from hpnb.runner.dask_executor import DaskExecutor
 from hpnb.runner.executor import AttemptDone, AttemptStarted
 from hpnb.runner.worker.objective import TrialTask
 from tests.runner import objectives
