@@ -9,7 +9,9 @@ Two of the scheduler's event topics tell a search's executor about its workers:
 - ``worker-restart-memory``: a nanny restarted its worker for exceeding its memory limit.
 
 A topic has one handler per client, so one :class:`ClusterWatch` per client is shared by every
-search on it; each executor adds a listener for removed workers.
+search on it; each executor adds a listener for removed workers. The watch listens to ``all`` only
+while some search does: a client still subscribed to it when it closes has the scheduler log an
+error as it sends the client's own removal to it.
 
 Example:
     >>> from distributed import Client  # doctest: +SKIP
@@ -19,8 +21,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -55,33 +59,41 @@ class ClusterWatch:
     _by_client: ClassVar[dict[str, ClusterWatch]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self) -> None:
+    def __init__(self, client: Client) -> None:
         #: the nanny's report of each worker restarted for its memory, by worker address
         self.memory_reports: dict[str, dict[str, Any]] = {}
+        self._client = weakref.ref(client)
         self._listeners: dict[int, Listener] = {}
         self._guard = threading.Lock()
 
     @classmethod
     def of(cls, client: Client) -> ClusterWatch:
-        """The watch of ``client``'s cluster, subscribed at the first call."""
+        """The watch of ``client``'s cluster, subscribed to memory reports at the first call."""
         with cls._lock:
             watch = cls._by_client.get(client.id)
             if watch is None:
-                watch = cls._by_client[client.id] = cls()
+                watch = cls._by_client[client.id] = cls(client)
                 client.subscribe_topic(MEMORY_RESTART_TOPIC, watch._on_memory_report)
-                client.subscribe_topic(SCHEDULER_TOPIC, watch._on_scheduler_event)
             return watch
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` for each worker removed from now on (in the client's event loop: it
-        must not wait); returns what stops it."""
+        must not wait); returns what stops it. Call neither from that loop."""
         key = id(listener)
         with self._guard:
+            first = not self._listeners
             self._listeners[key] = listener
+            client = self._client()
+            if first and client is not None:
+                client.subscribe_topic(SCHEDULER_TOPIC, self._on_scheduler_event)
 
         def stop() -> None:
             with self._guard:
                 self._listeners.pop(key, None)
+                client = self._client()
+                if not self._listeners and client is not None:
+                    with contextlib.suppress(Exception):  # the client closed already
+                        client.unsubscribe_topic(SCHEDULER_TOPIC)
         return stop
 
     def memory_reason(self, worker: str) -> str:
