@@ -293,6 +293,7 @@ class DaskExecutor(Executor):
         for key, future in lost:
             with contextlib.suppress(Exception):  # the client closing
                 self.stop(*key)  # a re-run the scheduler started already ends at its first report
+            with contextlib.suppress(Exception):
                 future.cancel()
 
     def _lose(self, key: tuple[int, int], worker: str | None, reason: str) -> None:
