@@ -8,6 +8,7 @@
 import { Widget } from '@lumino/widgets';
 
 import type { HpnbClient, IExperimentSummary } from './api';
+import { patchChildren } from './domPatch';
 import {
   experimentAction,
   formatAge,
@@ -210,7 +211,8 @@ export class ExperimentsSidebar extends Widget {
     const item = (experiment: IExperimentSummary): HTMLLIElement =>
       experimentItem(experiment, now, this.stopping.has(experiment.name), this.checked.includes(experiment.name));
     const heading = (text: string): HTMLLIElement => element('li', 'hpnb-group-heading', text);
-    this.list.replaceChildren(...groupByOwner(shown, item, heading));
+    // in place: a click pressed on a row just before a refresh still opens it
+    patchChildren(this.list, groupByOwner(shown, item, heading));
     const known = new Set(this.experiments.map(experiment => experiment.name));
     this.checked.splice(0, this.checked.length, ...this.checked.filter(name => known.has(name)));
     this.compareButton.disabled = !canCompare(this.checked.length);

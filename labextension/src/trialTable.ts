@@ -5,6 +5,7 @@
  */
 
 import type { ILeaderboardPage, ILeaderboardRow } from './api';
+import { patchChildren } from './domPatch';
 import { formatClock, formatDuration, formatParam, stateClass } from './format';
 import {
   DEFAULT_SORT,
@@ -103,7 +104,7 @@ export class TrialTable {
         td.append(cellContent(row, column, now));
       }
     }
-    this.table.replaceChildren(head, body);
+    patchChildren(this.table, [head, body]); // in place: a click across a refresh still counts
     this.renderPager(page.offset, page.rows.length, page.total);
   }
 
@@ -122,7 +123,7 @@ export class TrialTable {
     next.disabled = offset + shown >= total;
     next.dataset.page = '1';
     const label = element('span', 'hpnb-page-label', pageLabel(offset, shown, total));
-    this.pager.replaceChildren(previous, label, next);
+    patchChildren(this.pager, [previous, label, next]);
     this.pager.hidden = total <= PAGE_ROWS;
   }
 

@@ -144,6 +144,29 @@ def test_lab_stop_button_sends_a_stop_command_to_a_running_search(lab_page, lab_
     save_screenshot(page, "lab-stop-requested")
 
 
+def test_lab_a_click_held_across_a_sidebar_refresh_still_opens_the_search(lab_page, lab_server):
+    page, name = lab_page, "held-click"
+    with Store(lab_server.store.path) as store:
+        store.create_experiment(name, {}, metric="loss", mode="min", strategy="random", budget=3, parallel=1)
+    show_sidebar(page)
+    row = item(page, name)
+    row.wait_for()
+    row.evaluate("node => { window.hpnbPressedRow = node; }")
+
+    def is_list(response) -> bool:
+        return response.url.split("?")[0].endswith("/hpnb/api/experiments")
+
+    box = row.locator(".hpnb-experiment-name").bounding_box()
+    page.mouse.move(box["x"] + 2, box["y"] + 2)
+    page.mouse.down()
+    with page.expect_response(is_list, timeout=30_000):  # the list refreshes while the button is down
+        pass
+    page.wait_for_timeout(500)  # the response is drawn
+    assert row.evaluate("node => node === window.hpnbPressedRow"), "the refresh kept the pressed row"
+    page.mouse.up()
+    page.locator(f"#hpnb-experiment-{name}").wait_for(state="visible")
+
+
 def test_lab_hpsearch_cell_body_is_highlighted_as_yaml(lab_page, save_screenshot):
     page = lab_page
     page.click('#jp-main-dock-panel .lm-TabBar-tab:has-text("spec-cells.ipynb")')
