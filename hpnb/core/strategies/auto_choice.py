@@ -12,17 +12,13 @@
 - More than :data:`MAX_GP_DIMENSION` parameters, or more than :data:`MAX_GP_CHOICES` categorical
   values in all: ``tpe``.
 - Otherwise ``gp``: best for small budgets; beyond :data:`GP_TRIALS` trials the search switches
-  to ``tpe`` (the Gaussian process's cost grows with the trials, TPE's barely). On a space with
-  lists of numbers (ordered parameters), every :data:`HEDGE_EVERY`-th of the process's model
-  suggestions is TPE's (``hedge``): a list's values are the ones a user picked, and one of them
-  may be good whatever its neighbours do, which TPE's model of each value learns and a smooth
-  process does not.
+  to ``tpe`` (the Gaussian process's cost grows with the trials, TPE's barely).
 
 Example:
     >>> from hpnb.core.space import FloatParameter, SearchSpace
     >>> space = SearchSpace(tuple(FloatParameter(n, low=0.0, high=1.0) for n in "abcdef"))
     >>> choose(space, budget=40, objectives=1)
-    Choice(name='gp', reason='gp: 40 trials, 6 continuous parameters', switch_at=None, hedge=None)
+    Choice(name='gp', reason='gp: 40 trials, 6 continuous parameters', switch_at=None)
 """
 
 from __future__ import annotations
@@ -49,19 +45,15 @@ MAX_GP_CHOICES = 100
 MAX_AUTO_GRID = 100
 #: the largest budget with several objectives for which ``auto`` runs TPE rather than NSGA-II.
 MULTI_OBJECTIVE_TPE_TRIALS = 250
-#: on a space of lists, every this-many-th model suggestion of the Gaussian process is TPE's.
-HEDGE_EVERY = 3
 
 
 @dataclass(frozen=True)
 class Choice:
-    """The strategy chosen, the reason a user reads, the trial from which TPE takes over, and how
-    often TPE makes the Gaussian process's model suggestion (every ``hedge``-th; None: never)."""
+    """The strategy chosen, the reason a user reads, and the trial from which TPE takes over."""
 
     name: str
     reason: str
     switch_at: int | None = None
-    hedge: int | None = None
 
 
 def describe_space(space: SearchSpace) -> str:
@@ -101,20 +93,9 @@ def choose(space: SearchSpace, budget: int | None, objectives: int) -> Choice:
     choices = sum(len(p.choices) for p in space.free if isinstance(p, CategoricalParameter))
     if choices > MAX_GP_CHOICES:
         return Choice("tpe", f"tpe: {what}, {choices} categorical values in all")
-    switch_at = GP_TRIALS if budget is not None and budget > GP_TRIALS else None
-    hedge = HEDGE_EVERY if any(isinstance(p, OrdinalParameter) for p in space.free) else None
-    reason = f"gp: {what}"
-    if hedge is not None:
-        reason += f"; tpe makes every {_ordinal(hedge)} model suggestion"
-    if switch_at is not None:
-        reason += f"; tpe from trial {switch_at}"
-    return Choice("gp", reason, switch_at, hedge)
-
-
-def _ordinal(n: int) -> str:
-    """``3rd``, ``4th``, ``11th``, ``22nd``: how the reason says how often."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+    if budget is not None and budget > GP_TRIALS:
+        return Choice("gp", f"gp: {what}; tpe from trial {GP_TRIALS}", switch_at=GP_TRIALS)
+    return Choice("gp", f"gp: {what}")
 
 
 def _grid_size(space: SearchSpace) -> int | None:

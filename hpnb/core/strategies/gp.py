@@ -159,14 +159,6 @@ class GPStrategy(Strategy):
         self._pending[trial_id] = params
         return Suggestion(params, info=info)
 
-    def next_from_model(self) -> bool:
-        """Whether the next suggestion would be the model's (not the start-up design's, not a repeat):
-        ``auto`` may give such a turn to another strategy (:mod:`.auto`)."""
-        limit = self.max_trials()
-        if (limit is not None and self._suggested >= limit) or self._suggested < self.n_startup:
-            return False
-        return bool(self._losses()) and self._repeat(-1) is None
-
     def _noisy(self, runs: list[Runs] | None = None) -> bool:
         """Whether the search is noisy: said so, or a configuration gave two different results
         (``runs``: the results grouped, when the caller has them)."""

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-import numpy as np
 import pytest
 
 from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
 from hpnb.core.spec import parse_spec
-from hpnb.core.strategies.auto import HEDGE_FROM, SWITCHED, AutoStrategy
+from hpnb.core.strategies.auto import SWITCHED, AutoStrategy
 from hpnb.core.strategies.base import TrialHistory, catch_up
 from hpnb.core.trial import TrialState
 from hpnb.testing import StrategySuite
@@ -113,81 +112,3 @@ def test_resumed_after_the_switch_it_goes_on_with_tpe(monkeypatch: pytest.Monkey
     suggestion = resumed.suggest(20)
     assert suggestion is not None and suggestion.info["auto"] == "tpe" and "event" not in suggestion.info
 
-
-
-def _lists(sizes: tuple[int, ...]) -> SearchSpace:
-    """A spec's lists of numbers: parameter ``p{i}`` takes ``sizes[i]`` values, 1, 2, 4, ..."""
-    lists = ", ".join(f"p{i}: {[2 ** k for k in range(n)]}" for i, n in enumerate(sizes))
-    return parse_spec(f"metric: m\nparameters: {{{lists}}}\n").space
-
-
-def _bowl(params: dict[str, Any]) -> float:
-    """Smallest at 4 on every axis, with a narrow dip at 16 on the first (one listed value better
-    than its neighbours, which a smooth model misses)."""
-    values = [float(v) for _, v in sorted(params.items())]
-    return sum((np.log2(v) - 2.0) ** 2 for v in values) - (3.0 if values[0] == 16 else 0.0)
-
-
-def _drive(auto: AutoStrategy, trials: int, first: int = 0) -> list[dict[str, Any]]:
-    """Runs ``trials`` trials one at a time on :func:`_bowl`; the suggestions' params and info."""
-    made = []
-    for tid in range(first, first + trials):
-        suggestion = auto.suggest(tid)
-        assert suggestion is not None
-        auto.observe(tid, _bowl(suggestion.params))
-        made.append({"params": suggestion.params, **suggestion.info})
-    return made
-
-
-def _kind(made: dict[str, Any]) -> str:
-    return "tpe" if made.get("hedge") == "tpe" else str(made["gp"])
-
-
-def test_on_lists_of_numbers_tpe_makes_every_third_model_suggestion_and_both_learn_every_trial() -> None:
-    auto = AutoStrategy(_lists((6, 6, 6, 6, 6)), seed=3, budget=60, noise=False)
-    assert auto.choice.name == "gp" and auto.choice.hedge == 3
-    assert auto.choice.reason == "gp: 60 trials, 5 ordered parameters; tpe makes every 3rd model suggestion"
-    made = _drive(auto, 40)
-    kinds = [_kind(m) for m in made]
-    assert kinds[:HEDGE_FROM] == ["startup"] * HEDGE_FROM  # TPE waits for its start-up's results
-    turns = kinds[HEDGE_FROM:]
-    assert set(turns) == {"model", "tpe"}  # noise: false, so no repeat
-    assert turns[2::3] == ["tpe"] * len(turns[2::3])
-    assert "tpe" not in turns[0::3] + turns[1::3]
-    assert all(m["auto"] == "gp" for m in made)
-    # each learns the other's trials: neither proposes a configuration the other ran
-    assert len({json.dumps(m["params"], sort_keys=True) for m in made}) == 40
-
-
-def test_a_tpe_proposal_already_run_gives_the_turn_back_to_the_process() -> None:
-    # 64 configurations and 60 trials: TPE proposes configurations again, noise: false runs none twice
-    auto = AutoStrategy(_lists((4, 4, 4)), seed=5, budget=60, noise=False)
-    assert auto.choice.hedge == 3
-    made = _drive(auto, 45)
-    assert len({json.dumps(m["params"], sort_keys=True) for m in made}) == 45
-    kinds = [_kind(m) for m in made]
-    turns = [k for k in kinds[HEDGE_FROM:] if k in ("model", "tpe")]
-    given_back = [k for k in turns[2::3] if k != "tpe"]
-    assert given_back, "the test's space should make TPE propose a configuration again"
-
-
-def test_continuous_spaces_are_not_hedged() -> None:
-    auto = AutoStrategy(_floats(3), seed=0, budget=60)
-    assert auto.choice.hedge is None and "tpe" not in auto.choice.reason
-    assert auto.state_dict().keys() == {"strategy", "choice", "reason", "inner"}
-
-
-def test_a_resumed_hedged_search_goes_on_hedging_and_learns_the_store() -> None:
-    space, history = _lists((6, 6, 6, 6, 6)), []
-    auto = AutoStrategy(space, seed=4, budget=60, noise=False)
-    for tid, made in enumerate(_drive(auto, 24)):
-        history.append(TrialHistory(tid, made["params"], TrialState.COMPLETED, _bowl(made["params"])))
-    saved = json.loads(json.dumps(auto.state_dict()))
-    assert saved["model_turns"] >= 4 and saved["hedge"]["strategy"] == "tpe"
-    resumed = AutoStrategy(space, seed=4, budget=60, noise=False)
-    resumed.load_state_dict(saved)
-    catch_up(resumed, history, last_suggested=23)
-    later = _drive(resumed, 18, first=24)
-    assert [_kind(m) for m in later].count("tpe") == 6  # every third of 18 model turns
-    ran = {json.dumps(t.params, sort_keys=True) for t in history}
-    assert not ran & {json.dumps(m["params"], sort_keys=True) for m in later}
