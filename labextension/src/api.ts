@@ -19,7 +19,8 @@ import type {
   IPareto,
   ITrialLog,
   ISlices,
-  ICompared
+  ICompared,
+  ITrial
 } from './viewTypes';
 
 /** Best trial of an experiment. */
@@ -74,21 +75,6 @@ export interface IExperimentSummary {
   parallel?: number | null;
 }
 
-/** One trial of an experiment. */
-export interface ITrial {
-  trial_id: number;
-  params: Record<string, unknown>;
-  state: string;
-  start: number | null;
-  end: number | null;
-  value: number | null;
-  best: number | null;
-  /** What the leaderboard ranks by: the best value seen, else the final value. */
-  score: number | null;
-  last_step: number | null;
-  error: string | null;
-}
-
 /** One reported result of a trial. */
 export interface IResult {
   trial_id: number;
@@ -99,7 +85,7 @@ export interface IResult {
   metrics: Record<string, number>;
 }
 
-export type { IObjective, IObjectiveValues, IImportanceBar, IPareto, IParetoPoint, IParameterKind, ILeaderboardRow, SortOrder, ILeaderboardPage, IHistoryPoint, IHistory, ICurve, ICurves, IParcoordsData, IImportance, ITrialLog, ISliceAxis, ISlice, IContour, ISlices, ICompared } from './viewTypes';
+export type { ITrial, IObjective, IObjectiveValues, IImportanceBar, IPareto, IParetoPoint, IParameterKind, ILeaderboardRow, SortOrder, ILeaderboardPage, IHistoryPoint, IHistory, ICurve, ICurves, IParcoordsData, IImportance, ITrialLog, ISliceAxis, ISlice, IContour, ISlices, ICompared } from './viewTypes';
 export { MAX_COMPARED } from './viewTypes';
 
 /** Performs a request for a path relative to the server's base URL. */

@@ -1,8 +1,9 @@
 /**
  * What the experiment view's routes answer (see hpnb/jupyter/server/view_routes.py).
+ *
+ * It imports nothing of `api.ts`, which re-exports these types with the client's own.
  */
 
-import type { ITrial } from './api';
 import type { Mode } from './leaderboard';
 import type { IParallelTrace } from './parallelCoordinates';
 
@@ -31,6 +32,21 @@ export interface IObjectiveValues {
   /** With constraints: whether the trial satisfies them all, and why not (absent without). */
   feasible?: boolean;
   infeasible_because?: string[];
+}
+
+/** One trial of an experiment. */
+export interface ITrial {
+  trial_id: number;
+  params: Record<string, unknown>;
+  state: string;
+  start: number | null;
+  end: number | null;
+  value: number | null;
+  best: number | null;
+  /** What the leaderboard ranks by: the best value seen, else the final value. */
+  score: number | null;
+  last_step: number | null;
+  error: string | null;
 }
 
 /** One row of the leaderboard: a trial with its rank (null without a score) and duration. */
