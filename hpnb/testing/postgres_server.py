@@ -104,7 +104,15 @@ class PostgresServer:
 
     def restart(self) -> None:
         """Stop the server (``-m fast``: connections are cut) and start it again."""
+        self.halt()
+        self.start_again()
+
+    def halt(self) -> None:
+        """Stop the server (``-m fast``: connections are cut), keeping its folder and port."""
         self._ctl("stop -m fast")
+
+    def start_again(self) -> None:
+        """Start a server :meth:`halt` stopped, on the same port."""
         self._ctl("start")
 
     def stop(self) -> None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from hpnb.core.closing import ClosedOnExit
 from hpnb.core.store import schema
+from hpnb.core.store.answers import ServerAnswers
 from hpnb.core.store.connection import (
     DEFAULT_BUSY_TIMEOUT,
     DEFAULT_RETRY_PERIOD,
@@ -64,6 +65,9 @@ class StoreBase(ClosedOnExit):
             which use a writable connection of their own. A file that does not exist yet, or a
             database without the store's tables, reads as an empty store.
         busy_timeout: seconds the database waits for another process's lock before the store retries.
+        retry_period: seconds a statement is retried while the store is locked, or while a server
+            that answered this store before does not answer (a server that never answered is one
+            :class:`StoreUnreachable` at once).
 
     """
 
@@ -73,6 +77,7 @@ class StoreBase(ClosedOnExit):
         *,
         readonly: bool = False,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        retry_period: float = DEFAULT_RETRY_PERIOD,
     ) -> None:
         self.location = StoreLocation.of(path)
         #: the SQLite file; for a server store, a name in its local folder (see StoreLocation.path)
@@ -80,7 +85,8 @@ class StoreBase(ClosedOnExit):
         self._dialect = dialect_for(self.location)
         self.readonly = readonly
         self._busy_timeout = busy_timeout
-        self._retry_period = DEFAULT_RETRY_PERIOD
+        self._retry_period = retry_period
+        self._answers = ServerAnswers(self.location)
         self._lock = threading.RLock()
         self._batch_depth = 0
         self._conn: Connection | None = None
@@ -127,7 +133,10 @@ class StoreBase(ClosedOnExit):
     # -- connection plumbing ----------------------------------------------------------------
 
     def _open(self, readonly: bool) -> Connection:
-        return self._dialect.open(self.location, readonly, self._busy_timeout)
+        conn = self._dialect.open(self.location, readonly, self._busy_timeout,
+                                  first_contact=not self._answers.ever)
+        self._answers.answered()
+        return conn
 
     def _migrate(self, conn: Connection) -> None:
         schema.migrate(conn, self._dialect, self.location)
@@ -136,7 +145,8 @@ class StoreBase(ClosedOnExit):
         return in_transaction(conn, self._dialect, work)
 
     def _retry(self, action: Callable[[], T]) -> T:
-        return retrying(action, self._dialect, self._retry_period, self.location, self._drop_connection)
+        return retrying(action, self._dialect, self._retry_period, self.location, self._drop_connection,
+                        self._answers)
 
     def _drop_connection(self) -> None:
         """Forget a connection its server dropped; the next use opens a new one."""

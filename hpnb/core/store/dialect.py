@@ -64,7 +64,9 @@ class Dialect(Protocol):
     def integrity_error(self) -> type[Exception]:
         """The driver's error class for a broken constraint."""
 
-    def open(self, where: StoreLocation, readonly: bool, busy_timeout: float) -> Connection: ...
+    def open(self, where: StoreLocation, readonly: bool, busy_timeout: float,
+             first_contact: bool = False) -> Connection:
+        """A new connection; ``first_contact``: its server never answered this store (wait less)."""
 
     def begin(self, conn: Connection) -> None: ...
 

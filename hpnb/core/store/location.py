@@ -70,6 +70,17 @@ def mask_url(url: str) -> str:
     """
     parts = urlsplit(url)
     user = f"{quote(unquote(parts.username), safe='')}@" if parts.username else ""
+    return f"postgresql://{user}{server_address(url)}{parts.path or '/'}"
+
+
+def server_address(url: str) -> str:
+    """``host:port`` of a server's URL (the port defaults to 5432).
+
+    Example:
+        >>> server_address("postgresql://bob:pw@10.0.0.5/team"), server_address("postgresql://[::1]:6543/t")
+        ('10.0.0.5:5432', '[::1]:6543')
+    """
+    parts = urlsplit(url)
     host = parts.hostname or "localhost"
     if ":" in host:
         host = f"[{host}]"
@@ -77,7 +88,7 @@ def mask_url(url: str) -> str:
         port = parts.port or 5432
     except ValueError:
         port = 5432
-    return f"postgresql://{user}{host}:{port}{parts.path or '/'}"
+    return f"{host}:{port}"
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,11 @@ class StoreLocation:
             raise StoreError(f"{path} is the local folder of a server store, not a store: open that store "
                              "by its postgresql:// URL (a Store's url)")
         return cls(str(path), str(path), path, False)
+
+    @property
+    def address(self) -> str:
+        """Where the store is: ``host:port`` of a server, the file of a SQLite store."""
+        return server_address(self.url) if self.is_server else self.display
 
     def __str__(self) -> str:
         return self.display

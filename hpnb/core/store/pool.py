@@ -3,7 +3,9 @@
 Opening a store per request costs a file open for SQLite but a new connection for a server store
 (a TCP handshake, authentication, the schema check): more than a route's own work on a big
 search. A pool keeps up to :data:`KEPT` read-only stores per location and lends one per request;
-a store whose server went away reconnects on its next use (see :mod:`hpnb.core.store.connection`).
+a store whose server went away reconnects on its next use (see :mod:`hpnb.core.store.connection`),
+waiting at most :data:`VIEW_RETRY_PERIOD` for it: a view's request then fails with the reason
+(the Lab answers 503) rather than hang, and the failed store is not lent again.
 
 Example:
     >>> import tempfile, pathlib
@@ -25,6 +27,8 @@ from hpnb.core.store.store import Store
 
 #: read-only stores kept open per location (as many requests can read at once).
 KEPT = 4
+#: seconds a lent store waits for a server that went away (a quick restart is ridden out).
+VIEW_RETRY_PERIOD = 5.0
 
 _idle: dict[str, list[Store]] = {}
 _lock = threading.Lock()
@@ -38,7 +42,7 @@ def borrowed_store(name: str | os.PathLike[str] | None) -> Iterator[Store]:
         idle = _idle.setdefault(key, [])
         store = idle.pop() if idle else None
     if store is None:
-        store = Store(name, readonly=True)
+        store = Store(name, readonly=True, retry_period=VIEW_RETRY_PERIOD)
     try:
         yield store
     except BaseException:

@@ -26,7 +26,8 @@ class SQLiteDialect:
     error = sqlite3.Error
     integrity_error = sqlite3.IntegrityError
 
-    def open(self, where: StoreLocation, readonly: bool, busy_timeout: float) -> Connection:
+    def open(self, where: StoreLocation, readonly: bool, busy_timeout: float,
+             first_contact: bool = False) -> Connection:
         return (open_readonly if readonly else open_writable)(where.path, busy_timeout)
 
     def begin(self, conn: Connection) -> None:

@@ -91,4 +91,11 @@ def _move_aside(path: Path) -> str:
 
 
 class StoreUnreachable(StoreError):
-    """The store's server cannot be reached, or refused the connection (the message says why)."""
+    """The store's server cannot be reached, or refused the connection (the message says why).
+
+    ``reason`` is the why alone ("connection refused"), for a line that names the store otherwise.
+    """
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
