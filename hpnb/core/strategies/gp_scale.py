@@ -26,8 +26,8 @@ import numpy as np
 
 #: the ratio of the worst to the best loss from which the losses are modelled on a log scale: an
 #: error rate at chance beside good ones reaches it; one of 0.1 to 0.4 does not. Chosen on the real
-#: tables of benchmarks/README.md: 100 left segment's chance plateau (28 times its best) on the raw
-#: scale, 10 reached error rates spanning 10 times (phoneme), where the raw scale did better.
+#: tables of benchmarks/history/tables.md: 100 left segment's chance plateau (28 times its best) on
+#: the raw scale, 10 reached error rates spanning 10 times (phoneme), where the raw scale did better.
 LOG_SPAN = 20.0
 
 
