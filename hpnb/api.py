@@ -23,7 +23,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.connect import check_local_fits
-from hpnb.cluster_driver import check_driver_cluster
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.spec import ExperimentSpec, parse_spec
 from hpnb.core.spec.resources import DEFAULT_MAX_CAPTURED
@@ -34,14 +33,8 @@ from hpnb.core.summary import (
     heartbeat_age,
 )
 from hpnb.core.trial import ExperimentState
-from hpnb.detach import (
-    cluster_address,
-    detach_mode,
-    detached_starter,
-    objective_payload,
-)
-from hpnb.handle import Search, Starter, driver_id
-from hpnb.kept_objective import kept_objective
+from hpnb.driving.placement import Starter, detach_mode, driver_id
+from hpnb.handle import Search
 from hpnb.tracking import check_tracking
 
 if TYPE_CHECKING:
@@ -130,6 +123,10 @@ def _checked_starter(objective: Callable[..., Any], mode: str | None, client: Cl
     check_picklable(objective, parsed.resources.max_captured)
     if mode is None:
         return None
+    # the rooms of detached drivers are imported only by searches that use them
+    from hpnb.driving.detached import cluster_address, detached_starter, objective_payload
+    from hpnb.driving.on_cluster import check_driver_cluster
+
     address = cluster_address(client, parsed.resources.cluster, namespace)
     if mode == "cluster":
         check_driver_cluster(address, parsed.resources.cluster)
@@ -165,7 +162,7 @@ def _announce_warm_start(opened: Store, parsed: ExperimentSpec, name: str, text:
     """
     from hpnb.core.spec.yaml_lines import line_of
     from hpnb.core.warm_start import warm_start_trials
-    from hpnb.launch import make_strategy
+    from hpnb.driving.driver_parts import make_strategy
 
     try:
         found = warm_start_trials(opened, parsed, name)
@@ -223,6 +220,8 @@ def resume(name: str, objective: Callable[..., Any] | None = None, *, store: Sto
         if mode is None:
             raise HpnbError(f"resume {name!r}: give the objective, or detach=True to run the one a "
                             "detached start kept")
+        from hpnb.driving.kept_objective import kept_objective
+
         objective = kept_objective(opened, record)
     starter = _checked_starter(objective, mode, client, spec, namespace)
     return _resume(opened, name, objective, client, namespace, detach=starter)

@@ -14,12 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
-import socket
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hpnb.core import control
@@ -37,6 +33,7 @@ from hpnb.core.summary import (
     summarize,
 )
 from hpnb.core.trial_log import TrialLog, read_trial_log, unknown_trial
+from hpnb.driving.placement import DetachedDriver, Starter, driver_id
 from hpnb.runner.checkpoint_store import CheckpointStore, search_location
 from hpnb.runner.pausing import PauseRefused
 from hpnb.search_insight import SearchInsight
@@ -45,22 +42,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from distributed import Client
 
-    from hpnb.launch import Launch
+    from hpnb.driving.launch import Launch
     from hpnb.runner.driver import Driver
-
-#: starts a search's driver elsewhere (:func:`hpnb.detach.detached_starter`): given the handle and
-#: the moment from which commands are for the new driver, says where it runs.
-Starter = Callable[["Search", "float | None"], "DetachedDriver"]
-
-
-@dataclass(frozen=True)
-class DetachedDriver:
-    """A detached driver just started: where it runs (``process 4242``, ``a worker of
-    tcp://10.0.0.5:8786``) and its log file (None on a cluster: the worker's log)."""
-
-    where: str
-    log: Path | None = None
-
 
 #: seconds between two reads of the store while waiting for a search another process drives.
 WAIT_POLL = 0.2
@@ -76,7 +59,7 @@ class Search(SearchInsight):
                  objective: Callable[..., Any] | None = None, client: Client | None = None,
                  namespace: Mapping[str, Any] | None = None, detach: Starter | None = None) -> None:
         """A handle of ``record``; with an ``objective`` it can drive the search (see :meth:`start`):
-        in this process, or elsewhere through ``detach`` (:func:`hpnb.detach.detached_starter`)."""
+        in this process, or elsewhere through ``detach`` (:func:`hpnb.driving.detached.detached_starter`)."""
         self.store = store
         self.name = record.name
         self.experiment_id = record.id
@@ -382,16 +365,14 @@ class Search(SearchInsight):
         if self.is_live:
             raise HpnbError(f"search {self.name!r} is already running")
         if self._detach is not None:
-            self.detached = self._detach(self, commands_since)
+            self.detached = self._detach(self.store, self.name, self.spec, commands_since)
             return
-        from hpnb.launch import Launch  # the runner: not imported by a handle that only views or steers
+        from hpnb.driving.launch import (
+            Launch,  # the runner: not imported by a handle that only views or steers
+        )
 
         self._launch = Launch(self.store, self.experiment_id, self.name, self.spec, self._objective,
                               holder=driver_id(), client=self._client, namespace=self._namespace,
                               on_change=self._notify, commands_since=commands_since)
         self._launch.start(background)
 
-
-def driver_id() -> str:
-    """``host:pid`` of this process, stored so others can tell whether the driver still lives."""
-    return f"{socket.gethostname()}:{os.getpid()}"

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any
 
 #: seconds the CLI waits for the trials to acknowledge a stop before it exits anyway.
 STOP_WAIT = 30.0
@@ -64,23 +64,3 @@ def stop_after_interrupt(search: Any, interrupt: KeyboardInterrupt) -> int:
         print(f"exiting at once; search {search.name!r} can be resumed", file=sys.stderr, flush=True)
         os._exit(code)
     return code
-
-
-def close_local_clusters(code: int) -> None:
-    """Close the local clusters now rather than at exit, where an interrupt prints tracebacks;
-    an interrupt meanwhile exits at once with ``code``."""
-    from hpnb.cluster.connect import shutdown_local
-
-    try:
-        shutdown_local()
-    except KeyboardInterrupt:
-        os._exit(code)
-
-
-def exit_now(code: int) -> NoReturn:
-    """End a headless driver's process with ``code`` once everything is stored and printed:
-    distributed's objects torn down at interpreter exit print tracebacks ("IOLoop is closed")
-    that say nothing about the search."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)

@@ -101,12 +101,7 @@ def follow(search: Any, quiet: bool = False) -> int:
 
     Ctrl-C or SIGTERM stops the search cleanly (exit 130 or 143); see :mod:`hpnb.cli.interrupts`.
     """
-    from hpnb.cli.interrupts import (
-        close_local_clusters,
-        exit_now,
-        sigterm_as_interrupt,
-        stop_after_interrupt,
-    )
+    from hpnb.cli.interrupts import sigterm_as_interrupt, stop_after_interrupt
     from hpnb.cli.progress import ProgressPrinter
     from hpnb.cli.show import failure_lines, leaderboard_lines
 
@@ -127,8 +122,9 @@ def follow(search: Any, quiet: bool = False) -> int:
     for line in leaderboard_lines(record, trials) + failure_lines(trials):
         print(line)
     code = interrupted if interrupted is not None else (1 if search.state == ExperimentState.FAILED else 0)
-    close_local_clusters(code)
-    exit_now(code)  # the process ends here
+    from hpnb.driving.process_end import end_headless_process
+
+    end_headless_process(code)  # the process ends here
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -129,7 +129,7 @@ def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell
 
         print(format_plan(spec, objective_name=args.objective, name=args.name, namespace=namespace))
         return
-    from hpnb.launch import starts_held
+    from hpnb.driving.launch import starts_held
 
     with starts_held():  # the dashboard is drawn before the cluster starts
         search = start_search(objective, spec, args, namespace, source, body=body)

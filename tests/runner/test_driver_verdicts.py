@@ -14,7 +14,7 @@ import pytest
 
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
-from hpnb.launch import make_stopping_rule, make_strategy
+from hpnb.driving.driver_parts import make_stopping_rule, make_strategy
 from hpnb.runner.driver import Driver
 from hpnb.runner.recovery import recover
 from hpnb.runner.worker.objective import TrialTask

@@ -9,7 +9,7 @@ from hpnb.core.errors import SpecError
 from hpnb.core.spec import parse_spec
 from hpnb.core.strategies.auto import AutoStrategy
 from hpnb.core.strategies.gp import GPStrategy
-from hpnb.launch import make_strategy
+from hpnb.driving.driver_parts import make_strategy
 
 BASE = "metric: loss\ntrials: 20\nparameters:\n  x: {min: 0.0, max: 1.0}\n"
 

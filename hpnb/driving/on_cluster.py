@@ -25,7 +25,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import CLEAR, ExperimentRecord, Store
 from hpnb.core.trial import ExperimentState
-from hpnb.handle import DetachedDriver
+from hpnb.driving.placement import DetachedDriver
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -113,8 +113,6 @@ def _submit_driver(client: Any, store: Store, record: ExperimentRecord, schedule
     """The driver's task, held by the scheduler before this returns (a command line exits right after)."""
     from distributed import fire_and_forget
 
-    from hpnb.driver_process import drive_on_worker
-
     key = f"hpnb-driver-{record.name}-{int(record.id)}-{int(since * 1000)}"
     # a server's password never travels in a task: workers connect with their own (PGPASSWORD, ~/.pgpass)
     future = client.submit(drive_on_worker, store.location.display, record.name, since, scheduler, key=key,
@@ -126,3 +124,20 @@ def _submit_driver(client: Any, store: Store, record: ExperimentRecord, schedule
             raise HpnbError(f"detach: the scheduler at {scheduler} did not take the driver's task in "
                             f"{TAKE_TIMEOUT:.0f} s")
         time.sleep(0.05)
+
+
+def drive_on_worker(store: str, name: str, since: float, scheduler: str) -> str:
+    """A search's driver as a task on a Dask worker (``detach: cluster``): it leaves the worker's
+    pool of trial threads, runs the search to its end on the same cluster and returns its state.
+    Run again on another worker after a worker's death, it resumes the search from the store."""
+    from distributed import secede
+
+    from hpnb.cluster.connect import address_client
+    from hpnb.driving.detached_process import drive_to_end
+
+    secede()  # a driver is not a trial: it takes no slot
+    opened = Store(store)
+    record = opened.experiment(name)
+    if record.state != ExperimentState.RUNNING.value:
+        return record.state  # it ended, or was stopped, while this task waited to run again
+    return drive_to_end(opened, record, client=address_client(scheduler), since=since)

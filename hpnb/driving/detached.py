@@ -25,54 +25,21 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hpnb.cluster_driver import start_on_cluster
 from hpnb.core.control import not_running_reason
 from hpnb.core.errors import HpnbError
-from hpnb.core.spec.detach import parse_detach
+from hpnb.core.spec import ExperimentSpec
 from hpnb.core.store import CLEAR, ExperimentRecord, Store
 from hpnb.core.store.location import STORE_SETTING
 from hpnb.core.trial import ExperimentState
-from hpnb.handle import DetachedDriver, Starter
-from hpnb.kept_objective import keep_objective
+from hpnb.driving.kept_objective import keep_objective
+from hpnb.driving.on_cluster import start_on_cluster
+from hpnb.driving.placement import DetachedDriver, Starter
 
-if TYPE_CHECKING:
-    from hpnb.handle import Search
-
-#: the environment variable that makes every search detached unless told otherwise.
-DETACH_SETTING = "HPNB_DETACH"
-_TRUE = ("1", "true", "yes", "on")
 #: the opcodes that push a string (a module or attribute name of STACK_GLOBAL).
 _STRING_OPS = frozenset({"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING",
                          "BINSTRING", "STRING"})
-
-
-def detach_by_default() -> bool:
-    """Whether searches are detached when the call does not say (``HPNB_DETACH=1``).
-
-    Example:
-        >>> import os
-        >>> os.environ.pop("HPNB_DETACH", None) and None
-        >>> detach_by_default()
-        False
-    """
-    return os.environ.get(DETACH_SETTING, "").strip().lower() in _TRUE
-
-
-def detach_mode(given: bool | str | None, spec: str | None) -> str | None:
-    """Where the driver runs: ``given`` (an argument: True, False, "process", "cluster"), else the
-    spec's ``detach:``, else ``HPNB_DETACH``; None for the starting process.
-
-    Example:
-        >>> detach_mode("cluster", None), detach_mode(None, "process"), detach_mode(False, "cluster")
-        ('cluster', 'process', None)
-    """
-    if given is not None:
-        return parse_detach(given)
-    if spec is not None:
-        return spec
-    return "process" if detach_by_default() else None
 
 
 def objective_payload(objective: Callable[..., Any]) -> bytes:
@@ -193,7 +160,8 @@ def start_detached(store: Store, record: ExperimentRecord, payload: bytes, *, mo
                             message=f"starting a detached driver (its log: {log})")
     # the store reaches the driver in its environment, never on its command line (where any user
     # of the machine reads it): a server's URL may carry a password
-    command = [sys.executable, "-m", "hpnb.driver_process", "--name", record.name, "--since", repr(started)]
+    command = [sys.executable, "-m", "hpnb.driving.detached_process", "--name", record.name,
+               "--since", repr(started)]
     if address is not None:
         command += ["--address", address]
     with open(log, "ab") as output:
@@ -212,15 +180,15 @@ def detached_starter(mode: str, payload: bytes, client: Any = None,
 
     Example:
         >>> start = detached_starter("process", objective_payload(train))  # doctest: +SKIP
-        >>> hpnb.api.Search(store, record, spec, objective=train, detach=start)  # doctest: +SKIP
+        >>> hpnb.handle.Search(store, record, spec, objective=train, detach=start)  # doctest: +SKIP
     """
 
-    def start(search: Search, commands_since: float | None) -> DetachedDriver:
-        record = search.record
+    def start(store: Store, name: str, spec: ExperimentSpec, commands_since: float | None) -> DetachedDriver:
+        record = store.experiment(name)
         if not_running_reason(record, time.time()) is None:
-            raise HpnbError(f"search {search.name!r} is already running (driven by {record.driver})")
-        address = cluster_address(client, search.spec.resources.cluster, namespace)
-        return start_detached(search.store, record, payload, mode=mode, address=address, since=commands_since)
+            raise HpnbError(f"search {name!r} is already running (driven by {record.driver})")
+        address = cluster_address(client, spec.resources.cluster, namespace)
+        return start_detached(store, record, payload, mode=mode, address=address, since=commands_since)
 
     return start
 

@@ -1,6 +1,6 @@
-"""The process of a detached driver: ``HPNB_STORE=STORE python -m hpnb.driver_process --name NAME``.
+"""The process of a detached driver: ``HPNB_STORE=STORE python -m hpnb.driving.detached_process --name NAME``.
 
-Started by :func:`hpnb.detach.start_detached` in a session of its own. It says it is alive in the
+Started by :func:`hpnb.driving.detached.start_detached` in a session of its own. It says it is alive in the
 store at once, loads the objective the kernel kept, runs the search's driver to its end (with its
 own local cluster when the spec says ``cluster: local``) and exits. Everything it prints goes to
 its log file; everything it does is in the store.
@@ -18,15 +18,17 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hpnb.core.store import Store
+from hpnb.core.store import ExperimentRecord, Store
 from hpnb.core.trial import ExperimentState
 
 if TYPE_CHECKING:
-    from hpnb.handle import Search
+    from distributed import Client
+
+    from hpnb.driving.launch import Launch
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m hpnb.driver_process",
+    parser = argparse.ArgumentParser(prog="python -m hpnb.driving.detached_process",
                                      description="Run one search's driver to its end (a detached driver).")
     parser.add_argument("--store", default=None,
                         help="the store (default: HPNB_STORE, where a server's URL with its password is kept "
@@ -47,61 +49,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     store.update_experiment(record.id, heartbeat=time.time())  # alive before the heavier imports
     print(f"hpnb: detached driver of {record.name!r} started", flush=True)
     try:
-        search = _start(store, args)
+        launch = _start(store, record, args)
     except Exception as exc:  # recorded in the search too, where every view shows it
         print(f"hpnb: the detached driver of {record.name!r} could not start: {exc}", flush=True)
         if store.experiment(args.name).state == ExperimentState.RUNNING.value:
             store.update_experiment(record.id, state=ExperimentState.FAILED,
                                     message=f"the detached driver could not start: {exc}")
         return 1
-    search.wait()
-    print(f"hpnb: search {record.name!r} ended: {search.state}", flush=True)
-    return 1 if search.state == ExperimentState.FAILED.value else 0
+    state = _ended_state(store, launch)
+    print(f"hpnb: search {record.name!r} ended: {state}", flush=True)
+    return 1 if state == ExperimentState.FAILED.value else 0
 
 
-def _start(store: Store, args: argparse.Namespace) -> Search:
+def _start(store: Store, record: ExperimentRecord, args: argparse.Namespace) -> Launch:
     from hpnb.cluster.connect import address_client
-    from hpnb.core.spec import parse_spec
-    from hpnb.handle import Search
-    from hpnb.kept_objective import kept_objective
 
-    record = store.experiment(args.name)
-    objective = kept_objective(store, record)
     client = None if args.address is None else address_client(args.address)
-    search = Search(store, record, parse_spec(record.spec), objective=objective, client=client)
-    search._start(background=False, commands_since=args.since)
-    return search
+    return start_driver(store, record, client=client, since=args.since)
 
 
-def drive_on_worker(store: str, name: str, since: float, scheduler: str) -> str:
-    """A search's driver as a task on a Dask worker (``detach: cluster``): it leaves the worker's
-    pool of trial threads, runs the search to its end on the same cluster and returns its state.
-    Run again on another worker after a worker's death, it resumes the search from the store."""
-    from distributed import secede
+def start_driver(store: Store, record: ExperimentRecord, *, client: Client | None,
+                 since: float | None) -> Launch:
+    """Run the driver of ``record`` in this process, on the objective a detached start kept (its
+    cluster started, its driver running, before this returns).
 
-    from hpnb.cluster.connect import address_client
+    Raises:
+        HpnbError: no objective was kept, or another driver holds the search; whatever the start
+            failed with (recorded in the search first).
+    """
     from hpnb.core.spec import parse_spec
-    from hpnb.handle import Search
-    from hpnb.kept_objective import kept_objective
+    from hpnb.driving.kept_objective import kept_objective
+    from hpnb.driving.launch import Launch
+    from hpnb.driving.placement import driver_id
 
-    secede()  # a driver is not a trial: it takes no slot
-    opened = Store(store)
-    record = opened.experiment(name)
-    if record.state != ExperimentState.RUNNING.value:
-        return record.state  # it ended, or was stopped, while this task waited to run again
-    search = Search(opened, record, parse_spec(record.spec), objective=kept_objective(opened, record),
-                    client=address_client(scheduler))
-    search._start(background=False, commands_since=since)
-    return search.wait().state
+    launch = Launch(store, record.id, record.name, parse_spec(record.spec), kept_objective(store, record),
+                    holder=driver_id(), client=client, commands_since=since)
+    launch.start(background=False)
+    return launch
 
 
-def _exit(code: int) -> None:
-    """End the process once the search's local cluster is closed (its workers end with it)."""
-    from hpnb.cli.interrupts import close_local_clusters, exit_now
+def drive_to_end(store: Store, record: ExperimentRecord, *, client: Client | None,
+                 since: float | None) -> str:
+    """Run the driver of ``record`` here to its end (see :func:`start_driver`); its final state."""
+    return _ended_state(store, start_driver(store, record, client=client, since=since))
 
-    close_local_clusters(code)
-    exit_now(code)
+
+def _ended_state(store: Store, launch: Launch) -> str:
+    """The state the search ended in, once ``launch``'s driver has ended."""
+    launch.wait()
+    driver = launch.driver
+    return driver.public.state if driver is not None else store.experiment(launch.name).state
 
 
 if __name__ == "__main__":
-    _exit(main(sys.argv[1:]))
+    from hpnb.driving.process_end import end_headless_process
+
+    end_headless_process(main(sys.argv[1:]))

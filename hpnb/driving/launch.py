@@ -25,18 +25,15 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hpnb.cluster.connect import Connection, connect, starting_message
-from hpnb.core.early_stopping import stopping_rule_class
-from hpnb.core.early_stopping.base import StoppingRule
 from hpnb.core.errors import HpnbError, SpecError
-from hpnb.core.frozen import thaw
 from hpnb.core.spec import ExperimentSpec
 from hpnb.core.store import CLEAR, Store
 from hpnb.core.store.commands import DONE
-from hpnb.core.strategies import strategy_class
 from hpnb.core.strategies.base import Strategy
 from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import ExperimentState
 from hpnb.core.warm_start import warm_start_trials
+from hpnb.driving.driver_parts import adaptive_parallel, make_stopping_rule, make_strategy
 from hpnb.runner.checkpoint_reach import unreachable_message, workers_problem
 from hpnb.runner.checkpoint_store import (
     CheckpointLocation,
@@ -285,23 +282,3 @@ class Launch:
         self.tracking.finish()
         self._close_cluster_made_for_it()
         self.on_change()
-
-
-def adaptive_parallel(spec: ExperimentSpec) -> int | None:
-    """With an adaptive local cluster, as many trials as its largest size has slots."""
-    adapt = spec.resources.adapt
-    return None if not adapt else int(adapt["maximum"]) * spec.resources.threads_per_worker
-
-
-def make_strategy(spec: ExperimentSpec, budget: int) -> Strategy:
-    cls = strategy_class(spec.strategy.name)
-    modes = tuple(o.mode for o in spec.objectives) if spec.is_multi_objective else spec.mode
-    strategy = cls(spec.space, modes, seed=spec.seed, budget=budget, **spec.strategy_options())
-    if spec.constraints and strategy.learns_from_constraints:
-        strategy.use_constraints(len(spec.constraints))
-    return strategy
-
-
-def make_stopping_rule(spec: ExperimentSpec) -> StoppingRule:
-    cls = stopping_rule_class(spec.early_stopping.rule)
-    return cls(mode=spec.mode, seed=spec.seed, **thaw(spec.early_stopping.options))
