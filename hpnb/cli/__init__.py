@@ -12,10 +12,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 
 from hpnb.core.errors import HpnbError
+
+#: the logger the store says its waits with (see hpnb.core.store.answers); named here, so that
+#: a command's start does not import the store.
+STORE_LOGGER = "hpnb.store"
 
 #: sub-command modules, in the order ``hpnb --help`` lists them.
 COMMANDS: tuple[str, ...] = ("demo", "run", "check", "list", "show", "control", "export", "imports",
@@ -47,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    said = _say_store_waits(args.command)
     try:
         return int(args.func(args))
     except HpnbError as err:
@@ -54,3 +60,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        logging.getLogger(STORE_LOGGER).removeHandler(said)
+
+
+def _say_store_waits(command: str) -> logging.Handler:
+    """Print the store's waits for its server (a restart, a network cut) on stderr, as the
+    command's own lines: ``hpnb list: the store at db:5432 has not answered since 14:02:05 ...``."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"hpnb {command}: %(message)s"))
+    logging.getLogger(STORE_LOGGER).addHandler(handler)
+    return handler

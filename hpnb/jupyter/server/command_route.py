@@ -31,7 +31,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from hpnb.core import control
-from hpnb.core.store import Store, StoreError
+from hpnb.core.store import Store, StoreError, StoreUnreachable
 from hpnb.core.store.commands import (
     COMMAND_KINDS,
     REFUSED,
@@ -144,6 +144,8 @@ class AnswerHandler(HpnbHandler):
             record = store.experiment(name)  # an unknown search: 404, a damaged store: 503
             try:
                 found = store.command(command_id)
+            except StoreUnreachable:  # its server went away meanwhile: a 503, not a 404
+                raise
             except StoreError:  # the store answered just now: no such command
                 return None
             return found if found.experiment_id == record.id else None

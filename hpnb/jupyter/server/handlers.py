@@ -3,9 +3,11 @@
 Every route needs an authenticated Jupyter user (403 otherwise) allowed to use the
 ``hpnb`` resource. Names are checked against the store's name rule (400) and looked
 up (404); paging arguments are checked integers in range (400). A store that cannot
-be read (a damaged file, one kept locked, one written by a newer hpnb) is a 503 whose
-JSON ``message`` says which file and what to do. The store is opened read-only per
-request (the command routes add a command through a connection of their own).
+be read (a damaged file, one kept locked, one written by a newer hpnb, a server that cannot be
+reached) is a 503 whose JSON ``message`` says which store, why and what to do; a server that
+went away is waited for a few seconds at most (:data:`~hpnb.core.store.pool.VIEW_RETRY_PERIOD`).
+The store is opened read-only per request (the command routes add a command through a connection
+of their own).
 
 Routes:
     GET  /hpnb/api/experiments                         every experiment, newest first (with several
