@@ -5,9 +5,10 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+from tests.waiting import DEFAULT_TIMEOUT, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,8 +27,23 @@ def spawn(command: list[str], log: Path) -> subprocess.Popen[bytes]:
 
 
 def scheduler(port: int, log_dir: Path) -> subprocess.Popen[bytes]:
-    return spawn(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                 log_dir / "scheduler.log")
+    """A ``dask scheduler`` on 127.0.0.1:``port``, returned once it accepts connections (on a busy
+    machine its start takes seconds, and a client's connection attempt gives up after 10 s)."""
+    process = spawn(["dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                    log_dir / "scheduler.log")
+    try:
+        wait_for(lambda: process.poll() is not None or _accepts(port))
+    except AssertionError:
+        stop_all([process])
+        raise
+    assert process.poll() is None, (log_dir / "scheduler.log").read_text()
+    return process
+
+
+def _accepts(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def worker(address: str, log_dir: Path, index: int) -> subprocess.Popen[bytes]:
@@ -56,9 +72,6 @@ def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
         process.wait(20)
 
 
-def wait_for(condition: Callable[[], object], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
+def wait_for(condition: Callable[[], object], timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Wait until ``condition`` holds (see :func:`tests.waiting.wait_until`)."""
+    wait_until(condition, timeout, message="condition")
