@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hpnb.core.spec.values import MAX_SPEC_BYTES
+
 MB = 1024 * 1024
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "metric: loss\n"
@@ -39,6 +41,24 @@ def _lines(count: int, line: Callable[[int], str]) -> str:
     return "".join(line(i) for i in range(count))
 
 
+def flow_nesting_spec(levels: int, size: int = 0) -> str:
+    """A spec whose ``parameters.x`` is ``levels`` lists deep (on line 3), padded by a comment to
+    ``size`` characters."""
+    text = HEAD + "parameters:\n  x: " + "[" * levels + "1" + "]" * levels + "\n"
+    return text + ("# " + "x" * (size - len(text) - 3) + "\n" if size else "")
+
+
+def block_nesting_spec(size: int) -> tuple[str, int]:
+    """The spec of at most ``size`` characters that nests the most mappings by indentation, one
+    space a level, and how many levels it nests."""
+    lines, size_so_far = [HEAD, "parameters:\n"], len(HEAD) + 12
+    while size_so_far + 2 * len(lines) + 4 <= size:
+        lines.append(" " * (len(lines) - 1) + "x:\n")
+        size_so_far += len(lines[-1])
+    return "".join(lines) + " " * (len(lines) - 1) + "x: 1\n", len(lines)
+
+
+_BLOCK_LEVELS = block_nesting_spec(MAX_SPEC_BYTES)[1]
 #: name -> (spec file content, a part of the expected message).
 HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "grid cap 1e18, step 1e-12": (
@@ -88,6 +108,15 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "non-UTF-8 file": (
         lambda: (HEAD + "name: caf").encode() + b"\xe9\n",
         "is not UTF-8 text (byte 0xe9 at offset 22)"),
+    "10,000-level [[...]]": (
+        lambda: flow_nesting_spec(10_000).encode(),
+        "the spec nests lists and mappings ('[' and '{') 10,000 levels deep, more than the limit of 64"),
+    "40,000-level [[...]], 1 MiB": (
+        lambda: flow_nesting_spec(40_000, MAX_SPEC_BYTES).encode(),
+        "nests lists and mappings ('[' and '{') 40,000 levels deep, more than the limit of 64"),
+    "block nesting, 1 MiB": (
+        lambda: block_nesting_spec(MAX_SPEC_BYTES)[0].encode(),
+        f"indents its lines (block mappings and lists) {_BLOCK_LEVELS:,} levels deep, more than the limit"),
     "range sweep of 600 x 201": (
         lambda: (HEAD + "strategy: range\nparameters:\n"
                  + _lines(600, lambda i: f"  p{i}: {{type: int, min: 0, max: 200}}\n")).encode(),

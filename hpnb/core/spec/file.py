@@ -19,7 +19,8 @@ import sys
 from typing import Any, BinaryIO
 
 from hpnb.core.errors import SpecError
-from hpnb.core.spec.values import MAX_SPEC_BYTES, MAX_SPEC_SEPARATORS
+from hpnb.core.spec.nesting import deepest_nesting
+from hpnb.core.spec.values import MAX_SPEC_BYTES, MAX_SPEC_DEPTH, MAX_SPEC_SEPARATORS
 
 #: the path that means standard input.
 STDIN = "-"
@@ -36,9 +37,17 @@ def too_large(size: int, path: str) -> SpecError:
 
 
 def check_spec_size(text: str, path: str = "") -> str:
-    """``text`` when it has at most MAX_SPEC_BYTES bytes (of UTF-8) and MAX_SPEC_SEPARATORS separators.
+    """``text`` when it has at most MAX_SPEC_BYTES bytes (of UTF-8) and MAX_SPEC_SEPARATORS
+    separators, and nests at most MAX_SPEC_DEPTH levels deep.
 
-    Both are counted at C speed before any parsing: PyYAML takes tens of microseconds per value.
+    All are measured before any parsing, the first two at C speed: PyYAML takes tens of
+    microseconds per value, and most of a second to run out of stack on deep nesting.
+
+    Example:
+        >>> check_spec_size("x: " + "[" * 100 + "]" * 100)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        hpnb.core.errors.SpecError: the spec nests lists and mappings ('[' and '{') 100 levels deep, ...
     """
     if len(text) > MAX_SPEC_BYTES:
         raise too_large(len(text), path)
@@ -51,7 +60,19 @@ def check_spec_size(text: str, path: str = "") -> str:
         raise _error(path, f"the spec has {separators:,} YAML separators (',', ':', '-', '?', '[', '{{', "
                            f"line breaks), more than the limit of {MAX_SPEC_SEPARATORS:,} "
                            "(MAX_SPEC_SEPARATORS)", allowed="fewer values and lines")
+    _check_nesting(text, path)
     return text
+
+
+def _check_nesting(text: str, path: str) -> None:
+    nesting = deepest_nesting(text, MAX_SPEC_DEPTH)
+    if nesting is None:
+        return
+    what = ("nests lists and mappings ('[' and '{')" if nesting.kind == "flow"
+            else "indents its lines (block mappings and lists)")
+    raise _error(path, f"the spec {what} {nesting.levels:,} levels deep, more than the limit of "
+                       f"{MAX_SPEC_DEPTH} (MAX_SPEC_DEPTH)",
+                 allowed=f"at most {MAX_SPEC_DEPTH} levels of nesting", line=nesting.line)
 
 
 def _read_bounded(stream: BinaryIO, path: str) -> bytes:

@@ -27,6 +27,10 @@ MAX_SPEC_BYTES = 1024 * 1024
 #: the most YAML separators (``,`` ``:`` ``-`` ``?`` ``[`` ``{`` and line breaks) in a spec text,
 #: counted before parsing: it bounds the number of YAML values, and so the parsing time.
 MAX_SPEC_SEPARATORS = 50_000
+#: the deepest nesting of a spec text, in levels of ``[`` ``{`` collections or of block indentation,
+#: measured before parsing: PyYAML builds documents recursively and runs out of stack a few hundred
+#: levels down.
+MAX_SPEC_DEPTH = 64
 #: the most parameters a spec may declare.
 MAX_PARAMETERS = 1_000
 #: the most values one categorical (or discrete) parameter may list.

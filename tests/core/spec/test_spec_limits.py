@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 
+from benchmarks.hostile_specs import block_nesting_spec, flow_nesting_spec
 from hpnb.core.errors import MAX_QUOTE_CHARS, SpecError
 from hpnb.core.space import FloatParameter
 from hpnb.core.spec import check_experiment_name, describe_duration, parse_duration, parse_spec
@@ -19,8 +21,10 @@ from hpnb.core.spec.values import (
     MAX_NAME_LENGTH,
     MAX_PARAMETERS,
     MAX_SPEC_BYTES,
+    MAX_SPEC_DEPTH,
     MAX_TRIALS,
 )
+from hpnb.core.spec.yaml_lines import load_yaml
 
 
 def _spec(**fields: Any) -> dict[str, Any]:
@@ -93,6 +97,57 @@ def test_an_alias_bomb_is_still_refused_as_one() -> None:
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 7)]
     assert "aliases repeat more than 100,000 values" in str(_error("\n".join(levels)))
+
+
+@pytest.fixture
+def yaml_loaders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts YAML loaders are made for, from now on."""
+    made: list[str] = []
+
+    class RecordedLoader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            made.append(stream)
+            super().__init__(stream)
+
+    monkeypatch.setattr(yaml, "SafeLoader", RecordedLoader)
+    return made
+
+
+@pytest.mark.parametrize(("text", "found", "line"), [
+    (flow_nesting_spec(10_000), "nests lists and mappings ('[' and '{') 10,000 levels deep", 3),
+    (flow_nesting_spec(40_000, MAX_SPEC_BYTES), "nests lists and mappings ('[' and '{') 40,000 levels deep",
+     3),
+    (block_nesting_spec(MAX_SPEC_BYTES)[0], "indents its lines (block mappings and lists) 1,445 levels deep",
+     1_446),
+], ids=["10,000 levels of [", "40,000 levels of [ in 1 MiB", "1,445 levels of indentation in 1 MiB"])
+def test_a_deeply_nested_spec_is_refused_before_yaml_reads_it(
+        text: str, found: str, line: int, yaml_loaders: list[str]) -> None:
+    err = _error(text)
+    assert f"{found}, more than the limit of 64 (MAX_SPEC_DEPTH)" in str(err)
+    assert err.allowed == "at most 64 levels of nesting"
+    assert err.line == line
+    assert yaml_loaders == []
+
+
+@pytest.mark.parametrize("text", [
+    "[" * MAX_SPEC_DEPTH + "1" + "]" * MAX_SPEC_DEPTH,
+    "".join(" " * level + "x:\n" for level in range(MAX_SPEC_DEPTH - 1)) + " " * MAX_SPEC_DEPTH + "x: 1\n",
+], ids=["flow", "block"])
+def test_a_spec_nested_as_deep_as_the_limit_is_read_by_yaml(text: str, yaml_loaders: list[str]) -> None:
+    data, _ = load_yaml(text)
+    levels = 0
+    while isinstance(data, (dict, list)):
+        data = data["x"] if isinstance(data, dict) else data[0]
+        levels += 1
+    assert (levels, data) == (MAX_SPEC_DEPTH, 1)
+    assert yaml_loaders == [text]
+
+
+def test_brackets_in_strings_comments_and_plain_text_do_not_nest() -> None:
+    deep = "[" * 100 + "{" * 100
+    text = f"a: \"{deep}\"\nb: '{deep}'\nc: x{deep}\n# {deep}\nd: [1, '{deep}'] # {deep}\n"
+    data, _ = load_yaml(text)
+    assert data["a"] == data["b"] == deep and data["d"] == [1, deep]
 
 
 @pytest.mark.parametrize(("field", "value", "limit"), [
