@@ -274,7 +274,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         seed=seed,
         space=space,
         early_stopping=_paired(strategy, _parse_early_stopping(data.get("early_stopping"), mode), mode),
-        resources=parse_resources(data.get("resources")),
+        resources=parse_resources(data.get("resources"), space=space),
         max_failures=as_int(data.get("max_failures", 5), "max_failures", minimum=0, maximum=MAX_TRIALS),
         retries=as_int(data.get("retries", 2), "retries", minimum=0, maximum=MAX_RETRIES),
         name=None if data.get("name") is None else check_experiment_name(data["name"]),

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.spec.quantity import Quantity, QuantityKind, parse_quantity
 from hpnb.core.spec.trial_resources import TrialResources, parse_gpus, parse_per_trial
+from hpnb.core.spec.trial_workers import check_local_cluster, check_workers_parameter
 from hpnb.core.spec.values import as_bool, as_float, as_int, as_mapping, as_text, check_keys, parse_duration
 
 RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "adapt", "kubernetes",
@@ -36,6 +37,9 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _RESOURCE_NAME = re.compile(r"^(?:[a-z0-9.-]+/)?[A-Za-z0-9][-A-Za-z0-9_.]*$")
 _STANDARD_RESOURCES = ("cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "amd.com/gpu")
+
+if TYPE_CHECKING:
+    from hpnb.core.space import SearchSpace
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ class Resources:
             out["kubernetes"] = thaw(self.kubernetes)
         if self.adapt:
             out["adapt"] = dict(self.adapt)
-        if self.per_trial:
+        if not self.per_trial.is_empty:
             out["per_trial"] = self.per_trial.to_dict()
         if self.gpus is not None:
             out["gpus"] = list(self.gpus)
@@ -113,11 +117,27 @@ def _bytes(quantity: Quantity | None) -> int | None:
     return whole if whole == quantity.value else whole + 1
 
 
-def parse_resources(data: Any, path: str = "resources") -> Resources:
-    """Validate a ``resources:`` mapping (None gives the defaults)."""
+def parse_resources(data: Any, path: str = "resources", space: SearchSpace | None = None) -> Resources:
+    """Validate a ``resources:`` mapping (None gives the defaults).
+
+    With the search's ``space``, ``per_trial.workers: {parameter: NAME}`` is checked against it
+    (without, that check is left to the caller).
+    """
     if data is None:
         return Resources()
-    data = as_mapping(data, path)
+    resources = _parse_resources(as_mapping(data, path), path)
+    _check_trial_workers(resources, space, f"{path}.per_trial")
+    return resources
+
+
+def _check_trial_workers(resources: Resources, space: SearchSpace | None, path: str) -> None:
+    """A trial's workers and processes: its parameter in ``space``, and within a local cluster."""
+    need = resources.per_trial  # with a workers parameter, need.workers is 1: only the space says more
+    most = need.workers if space is None else check_workers_parameter(need, space, path)
+    check_local_cluster(need, resources, most, path)
+
+
+def _parse_resources(data: Mapping[str, Any], path: str) -> Resources:
     check_keys(data, path, RESOURCE_KEYS)
     cluster = parse_cluster(data.get("cluster", "local"), f"{path}.cluster")
     workers = data.get("workers")

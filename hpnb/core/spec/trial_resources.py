@@ -4,10 +4,17 @@ Amounts become Dask worker resources of the same names: ``cpu`` in cores, ``memo
 ``gpu`` in devices (a fraction ``1/k`` shares one device among ``k`` trials), and any other
 name (a licence, a disk) in its own unit, which the cluster's workers must advertise.
 
+A trial may span several workers: ``workers: N`` and ``procs_per_worker: P`` make it N x P ranks,
+N workers each running P of them; the amounts are then what each of its workers holds
+(:mod:`hpnb.core.spec.trial_workers` reads and checks these two).
+
 Example:
     >>> need = parse_per_trial({"cpu": 2, "gpu": 0.5, "memory": "4Gi"}, "resources.per_trial")
     >>> need.amounts["gpu"], need.amounts["memory"], need.describe()
     (0.5, 4294967296.0, 'cpu=2 gpu=0.5 memory=4Gi')
+    >>> gang = parse_per_trial({"workers": 2, "procs_per_worker": 2, "gpu": 1}, "resources.per_trial")
+    >>> gang.ranks, gang.is_gang, gang.describe()
+    (4, True, 'workers=2 procs_per_worker=2 gpu=1')
 """
 
 from __future__ import annotations
@@ -21,12 +28,14 @@ from typing import Any
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict
 from hpnb.core.spec.quantity import parse_quantity
+from hpnb.core.spec.trial_workers import ALIASES as _RANK_ALIASES
+from hpnb.core.spec.trial_workers import RESERVED, parse_procs_per_worker, parse_workers
 from hpnb.core.spec.values import as_int, as_mapping
 
 #: the resources every cluster kind hpnb starts advertises; other names are the user's own
 KNOWN = ("cpu", "gpu", "memory")
 _CUSTOM = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,62}$")
-_ALIASES = {"gpus": "gpu", "nvidia.com/gpu": "gpu", "cpus": "cpu", "mem": "memory"}
+_ALIASES = {"gpus": "gpu", "nvidia.com/gpu": "gpu", "cpus": "cpu", "mem": "memory", **_RANK_ALIASES}
 #: how far a typed fraction may be from 1/k (0.33 is a third)
 _FRACTION_TOLERANCE = 0.02
 #: a worker holds a trial when it has this much less than asked at most (floating shares of a GPU)
@@ -35,28 +44,86 @@ SLACK = 1e-9
 
 @dataclass(frozen=True)
 class TrialResources:
-    """Amounts one trial holds while it runs, by Dask resource name.
+    """What one trial holds while it runs: its workers, its ranks, and each worker's amounts.
 
     Attributes:
-        amounts: the amount of each resource (``memory`` in bytes).
+        amounts: the amount of each resource a trial holds on each of its workers, by Dask
+            resource name (``memory`` in bytes).
         raw: each amount as written.
+        workers: the workers a trial spans (1: today's one-worker trial).
+        procs_per_worker: the processes (ranks) a trial runs on each of its workers.
+        workers_parameter: the parameter whose value is a trial's number of workers, when
+            ``workers: {parameter: NAME}`` (``workers`` is then 1 and unused).
+
+    Example:
+        >>> need = TrialResources(workers_parameter="nodes", procs_per_worker=2)
+        >>> need.workers_for({"nodes": 3}), need.ranks_for({"nodes": 3}), need.describe()
+        (3, 6, 'workers=parameter:nodes procs_per_worker=2')
     """
 
     amounts: Mapping[str, float] = field(default_factory=FrozenDict)
     raw: Mapping[str, str] = field(default_factory=FrozenDict)
+    workers: int = 1
+    procs_per_worker: int = 1
+    workers_parameter: str | None = None
 
     def __bool__(self) -> bool:
+        """Whether a trial asks Dask resources of its workers (its rank counts aside)."""
         return bool(self.amounts)
 
+    @property
+    def ranks(self) -> int:
+        """The ranks of a trial, ``workers x procs_per_worker`` (with a workers parameter: per
+        worker; see :meth:`ranks_for`)."""
+        return self.workers * self.procs_per_worker
+
+    @property
+    def is_gang(self) -> bool:
+        """Whether a trial may run as several ranks or on several workers."""
+        return self.ranks > 1 or self.workers > 1 or self.workers_parameter is not None
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether this says nothing beyond the default: one thread of one worker."""
+        return not self.amounts and not self.is_gang
+
+    def workers_for(self, params: Mapping[str, Any]) -> int:
+        """The workers of the trial whose parameters are ``params``.
+
+        Raises:
+            KeyError: the workers parameter is not among ``params``.
+        """
+        if self.workers_parameter is None:
+            return self.workers
+        return int(params[self.workers_parameter])
+
+    def ranks_for(self, params: Mapping[str, Any]) -> int:
+        """The ranks of the trial whose parameters are ``params``."""
+        return self.workers_for(params) * self.procs_per_worker
+
     def describe(self) -> str:
-        return " ".join(f"{name}={self.raw[name]}" for name in sorted(self.amounts))
+        counts = []
+        if self.workers_parameter is not None:
+            counts.append(f"workers=parameter:{self.workers_parameter}")
+        elif self.workers != 1:
+            counts.append(f"workers={self.workers}")
+        if self.procs_per_worker != 1:
+            counts.append(f"procs_per_worker={self.procs_per_worker}")
+        return " ".join([*counts, *(f"{name}={self.raw[name]}" for name in sorted(self.amounts))])
 
     def gpu(self) -> float:
-        """GPUs a trial takes (0 without ``gpu``)."""
+        """GPUs a trial takes on each of its workers (0 without ``gpu``)."""
         return float(self.amounts.get("gpu", 0.0))
 
-    def to_dict(self) -> dict[str, str]:
-        return dict(self.raw)
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.workers_parameter is not None:
+            out["workers"] = {"parameter": self.workers_parameter}
+        elif self.workers != 1:
+            out["workers"] = self.workers
+        if self.procs_per_worker != 1:
+            out["procs_per_worker"] = self.procs_per_worker
+        return {**out, **self.raw}
 
 
 def parse_per_trial(data: Any, path: str) -> TrialResources:
@@ -67,11 +134,13 @@ def parse_per_trial(data: Any, path: str) -> TrialResources:
     amounts: dict[str, float] = {}
     raw: dict[str, str] = {}
     for name, value in data.items():
+        if name in RESERVED:
+            continue
         where = f"{path}.{name}"
         if name in _ALIASES or not _CUSTOM.match(str(name)):
             raise SpecError(where, "unknown resource name", value=name,
-                            allowed="cpu, gpu, memory or a name of your own that the workers advertise "
-                                    "(letters, digits, '_', '.', '-')",
+                            allowed="cpu, gpu, memory, workers, procs_per_worker or a name of your own "
+                                    "that the workers advertise (letters, digits, '_', '.', '-')",
                             suggestion=_ALIASES.get(name) or closest(str(name), KNOWN))
         quantity = parse_quantity(value, where, kind="memory" if name == "memory" else
                                   "cpu" if name == "cpu" else "other")
@@ -79,7 +148,9 @@ def parse_per_trial(data: Any, path: str) -> TrialResources:
             raise SpecError(where, "must be more than 0", value=value, allowed="a positive amount")
         amount = _gpu_amount(quantity.value, where, value) if name == "gpu" else quantity.value
         amounts[name], raw[name] = amount, quantity.raw
-    return TrialResources(FrozenDict(amounts), FrozenDict(raw))
+    workers, parameter = parse_workers(data.get("workers", 1), f"{path}.workers")
+    procs = parse_procs_per_worker(data.get("procs_per_worker", 1), f"{path}.procs_per_worker")
+    return TrialResources(FrozenDict(amounts), FrozenDict(raw), workers, procs, parameter)
 
 
 def _gpu_amount(value: float, path: str, typed: Any) -> float:
