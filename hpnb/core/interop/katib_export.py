@@ -4,7 +4,9 @@
 algorithm and its settings, the parameters, the trial counts, median stopping,
 and, in a trial template whose image and command are placeholders marked
 ``FILL-IN``, the workers' resource requests and limits, the retries (the Job's
-``backoffLimit``) and the trial timeout (its ``activeDeadlineSeconds``). What
+``backoffLimit``) and the trial timeout (its ``activeDeadlineSeconds``). A trial that
+spans several workers or processes (``resources.per_trial.workers``,
+``procs_per_worker``) is written as a PyTorchJob (:mod:`~hpnb.core.interop.katib_pytorchjob`). What
 Katib cannot say is returned as :class:`~hpnb.core.interop.katib_format.Note`
 items. The mapping is the inverse of :mod:`~hpnb.core.interop.katib_import`'s.
 
@@ -46,10 +48,19 @@ from hpnb.core.interop.katib_format import (
     settings_list,
 )
 from hpnb.core.interop.katib_parameters import parameter_to_katib
+from hpnb.core.interop.katib_pytorchjob import CONTAINER as PYTORCH_CONTAINER
+from hpnb.core.interop.katib_pytorchjob import (
+    FAILURE_CONDITION,
+    PRIMARY_POD_LABELS,
+    SUCCESS_CONDITION,
+    pytorchjob,
+    worker_limits,
+)
 from hpnb.core.kubernetes_names import kubernetes_name
 from hpnb.core.space import FixedParameter, Parameter
 from hpnb.core.spec.experiment import ExperimentSpec
 from hpnb.core.spec.resources import parse_resources
+from hpnb.core.spec.trial_workers import worker_counts
 from hpnb.core.strategies.auto_choice import choose
 
 #: hpnb strategy -> Katib algorithm; the others are written as random.
@@ -296,10 +307,14 @@ class _Writer:
                 count += 1
                 name = f"{base}{count}"
             names[parameter.name] = name
+        arguments = [f"--{name}=${{trialParameters.{name}}}" for name in names.values()]
+        parameters = [{"name": name, "description": f"the hpnb parameter {describe(original)}",
+                       "reference": original} for original, name in names.items()]
+        if self.spec.resources.per_trial.is_gang:
+            return self._pytorchjob_template(arguments, parameters)
         container: dict[str, Any] = {
             "name": TRIAL_CONTAINER, "image": PLACEHOLDER_IMAGE,
-            "command": ["python3", "FILL-IN/train.py",
-                        *(f"--{name}=${{trialParameters.{name}}}" for name in names.values())]}
+            "command": ["python3", "FILL-IN/train.py", *arguments]}
         amounts = self.spec.resources.to_dict()
         kept = {key: amounts[key] for key in ("requests", "limits") if key in amounts}
         if kept:
@@ -308,10 +323,32 @@ class _Writer:
         if self.spec.trial_timeout is not None:
             job["activeDeadlineSeconds"] = math.ceil(self.spec.trial_timeout)
         job["template"] = {"spec": {"containers": [container], "restartPolicy": "Never"}}
-        return {"primaryContainerName": TRIAL_CONTAINER,
-                "trialParameters": [{"name": name, "description": f"the hpnb parameter {describe(original)}",
-                                     "reference": original} for original, name in names.items()],
+        return {"primaryContainerName": TRIAL_CONTAINER, "trialParameters": parameters,
                 "trialSpec": {"apiVersion": "batch/v1", "kind": "Job", "spec": job}}
+
+    def _pytorchjob_template(self, arguments: list[str], parameters: list[dict[str, str]]) -> dict[str, Any]:
+        """A trial of several workers or processes: a PyTorchJob whose Master is rank 0."""
+        need, resources = self.spec.resources.per_trial, self.spec.resources
+        workers = need.workers
+        if need.workers_parameter is not None:
+            counts = worker_counts(self.spec.space[need.workers_parameter])
+            workers = counts[1] if counts else 1
+            self.note("resources.per_trial.workers", f"{{parameter: {need.workers_parameter}}} not carried: "
+                      f"a PyTorchJob's replicas are fixed; written as its largest value, {workers}")
+        for key in ("requests", "limits"):
+            if getattr(resources, key):
+                self.note(f"resources.{key}", "not carried: each replica of the PyTorchJob holds what "
+                                              "resources.per_trial gives a trial's worker")
+        container: dict[str, Any] = {"name": PYTORCH_CONTAINER, "image": PLACEHOLDER_IMAGE,
+                                     "command": ["torchrun", "FILL-IN/train.py", *arguments]}
+        limits = worker_limits(need, self.notes)
+        if limits:
+            container["resources"] = {"limits": limits}
+        job = pytorchjob(need, workers, container, retries=self.spec.retries,
+                         timeout=self.spec.trial_timeout)
+        return {"primaryContainerName": PYTORCH_CONTAINER, "primaryPodLabels": dict(PRIMARY_POD_LABELS),
+                "successCondition": SUCCESS_CONDITION, "failureCondition": FAILURE_CONDITION,
+                "trialParameters": parameters, "trialSpec": job}
 
     def _unsaid(self) -> None:
         """Notes for the spec's fields that Katib has no place for."""
@@ -323,7 +360,11 @@ class _Writer:
         resources, default = self.spec.resources, parse_resources(None)
         for key in ("cluster", "workers", "threads_per_worker", "kubernetes", "adapt"):
             value = getattr(resources, key)
-            if value != getattr(default, key):
+            if value != getattr(default, key) and not (key == "threads_per_worker"
+                                                       and value == resources.per_trial.procs_per_worker):
                 self.note(f"resources.{key}", f"{describe(thaw(value))} not carried: Katib runs each "
-                                              "trial as a Job of the trial template")
+                                              "trial as its trial template says")
+        if resources.per_trial and not resources.per_trial.is_gang:
+            self.note("resources.per_trial", f"{resources.per_trial.describe()} not carried: the Job of "
+                                             "the trial template holds resources.requests and limits")
 

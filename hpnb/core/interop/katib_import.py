@@ -5,7 +5,9 @@
 and returns a :class:`KatibImport`: the validated :class:`ExperimentSpec`, the
 same spec as plain data (what ``hpnb import katib`` writes) and the
 :class:`~hpnb.core.interop.katib_format.Note` list of everything that does not
-carry over exactly (the trial template, metrics collectors, the goal, ...). A
+carry over exactly (the trial template, metrics collectors, the goal, ...). Of a
+trial template that runs a PyTorchJob, the workers, processes per worker and each
+worker's resources are read into ``resources.per_trial``. A
 file that is not such an Experiment, or a field hpnb cannot read, is one
 :class:`SpecError` naming the Katib field, the value, what is allowed and the line.
 
@@ -48,6 +50,7 @@ from hpnb.core.interop.katib_format import (
     describe,
 )
 from hpnb.core.interop.katib_parameters import compact_parameter, parameters_from_katib
+from hpnb.core.interop.katib_pytorchjob import is_pytorchjob, read_pytorchjob
 from hpnb.core.spec.experiment import ExperimentSpec, parse_spec
 from hpnb.core.spec.parameters import check_parameter_sizes
 from hpnb.core.spec.values import as_mapping, as_text, choose, experiment_name_problem
@@ -55,16 +58,17 @@ from hpnb.core.spec.yaml_lines import LineTable, load_yaml
 
 #: fields of an Experiment's ``spec`` that hpnb reads; the others are reported.
 _READ_FIELDS = ("objective", "algorithm", "parameters", "parallelTrialCount", "maxTrialCount",
-                "maxFailedTrialCount", "earlyStopping")
+                "maxFailedTrialCount", "earlyStopping", "trialTemplate")
 #: what the report says of the fields of ``spec`` that hpnb does not read.
 _NOT_READ = {
-    "trialTemplate": "not carried: hpnb runs a Python function of the notebook, not a container",
     "metricsCollectorSpec": "not carried: trials report their metrics with hpnb.report or return them",
     "nasConfig": "not carried: hpnb does not run neural architecture searches",
     "resumePolicy": "not carried: every hpnb search can be resumed from its store (hpnb resume NAME)",
 }
 _ORDER = ("name", "metric", "mode", "metrics", "constraints", "strategy", "trials", "parallel", "seed",
-          "max_failures", "parameters", "early_stopping")
+          "max_failures", "parameters", "early_stopping", "resources")
+#: what the report says of a trial template that is not a PyTorchJob.
+_TEMPLATE_NOT_READ = "not carried: hpnb runs a Python function of the notebook, not a container"
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,7 @@ class _Reader:
         self._counts(spec, out, counts_trials=algorithm.counts_trials)
         algorithm.read_early_stopping(spec.get("earlyStopping"), out)
         out["parameters"] = {p.name: compact_parameter(p) for p in algorithm.parameters}
+        self._trial_template(spec.get("trialTemplate"), out)
         for index, parameter in enumerate(spec.get("parameters") or []):
             if isinstance(parameter, Mapping) and isinstance(parameter.get("name"), str):
                 self.origin[f"parameters.{parameter['name']}"] = f"spec.parameters[{index}].feasibleSpace"
@@ -288,6 +293,28 @@ class _Reader:
                                  "keeps a trial's final and best values")
             elif key not in ("type", "objectiveMetricName"):
                 self.note(field, "not carried: a field hpnb does not know")
+
+    def _trial_template(self, value: Any, out: dict[str, Any]) -> None:
+        """A PyTorchJob template's workers, processes and per-worker resources; any other, a note."""
+        if value is None:
+            return
+        path = "spec.trialTemplate"
+        trial_spec = value.get("trialSpec") if isinstance(value, Mapping) else None
+        if not is_pytorchjob(trial_spec):
+            self.note(path, _TEMPLATE_NOT_READ)
+            return
+        job = f"{path}.trialSpec"
+        per_trial = read_pytorchjob(trial_spec, job, self.notes)
+        resources: dict[str, Any] = {"per_trial": per_trial}
+        if per_trial.get("procs_per_worker", 1) > 1:  # each process of a worker runs in a thread of it
+            resources["threads_per_worker"] = per_trial["procs_per_worker"]
+        out["resources"] = resources
+        replicas = f"{job}.spec.pytorchReplicaSpecs"
+        self.origin.update({"resources.per_trial": f"{replicas}.Master.template.spec.containers[0]."
+                                                   "resources.limits",
+                            "resources.per_trial.workers": replicas,
+                            "resources.per_trial.procs_per_worker": f"{job}.spec.nprocPerNode",
+                            "resources.threads_per_worker": f"{job}.spec.nprocPerNode"})
 
     def _counts(self, spec: Mapping[str, Any], out: dict[str, Any], *, counts_trials: bool) -> None:
         for katib, ours in (("parallelTrialCount", "parallel"), ("maxTrialCount", "trials"),
