@@ -31,6 +31,7 @@ from hpnb.jupyter.dashboard.analysis_panels import CONTOUR, EVALUATOR_TITLES, IM
 from hpnb.jupyter.dashboard.model import DashboardModel, View
 from hpnb.jupyter.dashboard.panels import DRAWING, PairSelector, note_html, set_visible
 from hpnb.jupyter.dashboard.plotly_code import shared_plotly_code
+from hpnb.jupyter.dashboard.tab_bar import TabBar
 from hpnb.views.parcoords import parcoords_view
 from hpnb.views.ranking import as_ranking
 from hpnb.views.sampling import curve_trials
@@ -69,7 +70,7 @@ class InsightTabs:
         self.is_pbt = strategy == "pbt"
         self.objectives = tuple(objectives)
         first = PARETO if len(self.objectives) > 1 else HISTORY
-        self.selector = widgets.ToggleButtons(options=[first], value=first, style={"button_width": "auto"})
+        self.selector = TabBar(options=[first], value=first)
         self.selector.add_class("hpnb-plot-selector")
         self.metric = widgets.Dropdown(description="metric", options=[""], layout={"display": "none"})
         self.parameter = widgets.Dropdown(description="parameter", options=self._parameters())
@@ -116,6 +117,7 @@ class InsightTabs:
 
     @property
     def shown(self) -> str:
+        """The plot whose tab the user chose (the first tab before any choice)."""
         return str(self.selector.value)
 
     def _last_shown(self) -> tuple[View | None, str]:
@@ -175,10 +177,8 @@ class InsightTabs:
             self._drawing = self._drawing or draw
             self._view = view
             options = self._options()
-            if tuple(self.selector.options) != tuple(options):
-                current = self.shown
-                self.selector.options = options
-                self.selector.value = current if current in options else options[0]
+            if list(self.selector.options) != options:
+                self.selector.options = options  # tabs only join: the chosen one stays, never set here
             metrics = view.metrics
             if tuple(self.metric.options) != tuple(metrics) and metrics:
                 current = self.metric.value
