@@ -136,9 +136,12 @@ class DashboardWidgets:
         self.model = model
         self.controls = controls
         self.title = widgets.HTML()
+        # the bar gives way first; the counts line never wraps (see table.css), so a refresh that
+        # lengthens it never moves the controls, tabs and table under a pressed pointer
         self.progress = widgets.IntProgress(min=0, max=1, value=0, description="trials",
-                                            layout={"width": "40%"})
-        self.counts = widgets.HTML()
+                                            layout={"flex": "0 1 40%", "min_width": "160px"})
+        self.counts = widgets.HTML(layout={"flex": "0 0 auto", "max_width": "calc(100% - 170px)"})
+        self.counts.add_class("hpnb-counts")
         self.failures = widgets.HTML()
         self.events = widgets.HTML()
         self.tabs = InsightTabs(model, strategy, self.selected_trial, objectives, select=self.select_trial)
@@ -191,15 +194,15 @@ class DashboardWidgets:
         summary, now = view.header.summary, time.time()
         running = view.header.summary.count(TrialState.RUNNING)
         ticking = int(now) if running else None  # running trials' durations grow
-        table = self.table
-        key = (view.trials_version, summary.state, table.sort, table.descending, table.page, ticking)
+        asked = self.table.order  # read once: a click may change it on the main thread meanwhile
+        sort, descending, page = asked
+        key = (view.trials_version, summary.state, *asked, ticking)
         if self._sent.get("table") == key:
             return
         self._sent["table"] = key
         self.table.show(table_page(view.trials, summary.mode, summary.state, self.model.param_names,
-                                   summary.metric, now=now, sort=self.table.sort,
-                                   descending=self.table.descending, page=self.table.page,
-                                   objectives=summary.objectives, constraints=summary.constraints))
+                                   summary.metric, now=now, sort=sort, descending=descending, page=page,
+                                   objectives=summary.objectives, constraints=summary.constraints), asked)
 
     def set_best_code(self, code: str, label: str = "") -> None:
         """The code "Copy ... as a cell" inserts, and the button's label ("" for the usual one)."""
