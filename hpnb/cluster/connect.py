@@ -3,7 +3,8 @@
 - ``cluster: local``: a ``LocalCluster`` with processes, created once per
   process and shape (workers, threads, memory limit, adapt) and reused by
   later searches that ask for the same shape.
-- ``cluster: tcp://host:port``: a client of that running scheduler.
+- ``cluster: tcp://host:port``: a client of that running scheduler, shared by the searches on
+  it and closed when the last of them ends.
 - ``cluster: NAME``: a ``Client`` or cluster object named NAME in the notebook (one client
   per cluster object, shared by its searches and closed with the cluster).
 - a ``Client`` passed in Python is used as it is.
@@ -22,6 +23,7 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,10 @@ if TYPE_CHECKING:  # distributed takes a while to import: the cell that starts a
 _lock = threading.Lock()
 _local: dict[LocalShape, Client] = {}
 _remote: dict[str, Client] = {}
+#: the searches running on each client of ``_remote`` (its entry goes when the last ends)
+_remote_searches: dict[Client, int] = {}
+#: addresses whose client something besides a search asked for: it stays open
+_remote_kept: set[str] = set()
 #: the client of each cluster object searches were given (the entry goes with the object)
 _of_cluster: weakref.WeakKeyDictionary[Any, Client] = weakref.WeakKeyDictionary()
 
@@ -214,21 +220,44 @@ def shutdown_local() -> None:
             close_client_and_cluster(_local.popitem()[1])
 
 
-def address_client(address: str) -> Client:
-    """A client of the running scheduler at ``address`` (cached per address)."""
+def address_client(address: str, *, for_search: bool = False) -> Client:
+    """A client of the running scheduler at ``address`` (cached per address); ``for_search``: one
+    more search uses it, and :func:`search_left` tells when that search ended. A client asked for
+    otherwise stays open as long as this process."""
     from distributed import Client
 
     with _lock:
         client = _remote.get(address)
-        if client is not None and client.status == "running":
-            return client
-        try:
-            client = Client(address, timeout="10s", set_as_default=False)
-        except OSError as exc:
-            raise ClusterError(f"resources.cluster: no Dask scheduler answers at {address} ({exc}); "
-                               "start one with `dask scheduler` and `dask worker ADDRESS`") from exc
-        _remote[address] = client
+        if client is None or client.status != "running":
+            try:
+                client = Client(address, timeout="10s", set_as_default=False)
+            except OSError as exc:
+                raise ClusterError(f"resources.cluster: no Dask scheduler answers at {address} ({exc}); "
+                                   "start one with `dask scheduler` and `dask worker ADDRESS`") from exc
+            _remote[address] = client
+        if for_search:
+            _remote_searches[client] = _remote_searches.get(client, 0) + 1
+        else:
+            _remote_kept.add(address)
         return client
+
+
+def search_left(address: str, client: Client) -> None:
+    """A search on ``client`` of the scheduler at ``address`` ended: the last one closes it. A client
+    left connected to the user's cluster would try to reconnect when that cluster closes, and log
+    its failure as an error."""
+    with _lock:
+        left = _remote_searches.get(client, 1) - 1
+        if left > 0:
+            _remote_searches[client] = left
+            return
+        _remote_searches.pop(client, None)
+        if address in _remote_kept and _remote.get(address) is client:
+            return
+        if _remote.get(address) is client:
+            del _remote[address]
+    with contextlib.suppress(Exception):  # its scheduler gone already
+        client.close()
 
 
 def client_from_object(obj: Any, name: str) -> Client:
@@ -299,7 +328,8 @@ class Connection:
 
     Attributes:
         client: the Dask client trials are submitted through.
-        close: closes a cluster created for this search alone (Kubernetes), else None.
+        close: what the search's end does: close a cluster created for it alone (Kubernetes), or
+            let go of a client of a running scheduler shared with other searches; else None.
         scale: grows or shrinks the cluster to a number of workers, where hpnb may.
         restart_worker: restarts one worker (by address) of a cluster hpnb started, to free a
             thread that a trial holds after it was asked to stop; None on the user's clusters.
@@ -341,7 +371,8 @@ def _connect(resources: Resources, name: str, client: Client | None,
         local = local_client(resources)
         return Connection(local, restart_worker=restarter(local))
     if "://" in cluster:
-        return Connection(address_client(cluster))
+        remote = address_client(cluster, for_search=True)
+        return Connection(remote, close=partial(search_left, cluster, remote))
     if cluster == "kubernetes":
         from hpnb.cluster.kubernetes import KubernetesBackend
         from hpnb.cluster.kubernetes_manifest import cluster_name_for

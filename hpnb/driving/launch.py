@@ -97,6 +97,8 @@ class Launch:
         self.commands_since = time.time() if commands_since is None else commands_since
         self._lock = threading.Lock()
         self._close_cluster: Callable[[], None] | None = None
+        #: set once an ended driver's cluster was closed or let go of (see :meth:`_ended`)
+        self._closed = threading.Event()
         #: MLflow and TensorBoard, fed from the store while the driver runs (hpnb.tracking)
         self.tracking = Tracking([])
 
@@ -114,6 +116,8 @@ class Launch:
         driver = self.driver
         if driver is not None:
             driver.ended.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            # a cluster closed by the caller right after must find hpnb done with it
+            self._closed.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
             self.tracking.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
     def wake(self) -> None:
@@ -279,6 +283,9 @@ class Launch:
                 close()
 
     def _ended(self) -> None:
-        self.tracking.finish()
-        self._close_cluster_made_for_it()
+        try:
+            self.tracking.finish()
+            self._close_cluster_made_for_it()
+        finally:
+            self._closed.set()
         self.on_change()

@@ -39,6 +39,8 @@ log = logging.getLogger("hpnb")
 OUTCOME_GRACE = 5.0
 #: seconds to wait for the nanny's memory report after a worker died.
 MEMORY_REPORT_GRACE = 1.0
+#: the field of a message (and of a task's result) that says its worker found no copy of the objective.
+COPY_MISSING = "copy_missing"
 
 
 def _event_name(topic: str, kind: str, trial_id: int, attempt: int) -> str:
@@ -74,7 +76,14 @@ def _run_on_worker(objective_key: str, task: TrialTask, topic: str) -> dict[str,
     """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
     worker = get_worker()
     key = {"trial": task.trial_id, "attempt": task.attempt}
-    objective = objective_on_worker(objective_key)
+    try:
+        objective = objective_on_worker(objective_key)
+    except SharedCopyMissing as missing:
+        # told and returned, not raised: Dask logs a task's exception as an error with its traceback,
+        # and this attempt only waits for the copy the driver puts in the cluster again
+        told = {COPY_MISSING: missing.key, "why": missing.why}
+        worker.log_event(topic, {**key, **told})
+        return told
     worker.log_event(topic, {**key, "started": time.time(), "worker": worker.address})
     stop_event: list[Event] = []
 
@@ -145,6 +154,10 @@ class DaskExecutor(Executor):
             with self._lock:
                 self._workers[key] = message["worker"]
             self.sink(AttemptStarted(*key, message["worker"], float(message["started"])))
+        elif COPY_MISSING in message:
+            with self._lock:
+                self._settled.add(key)
+            self._copy_missing(key, message)
         elif "outcome" in message:
             outcome = message["outcome"]
             with self._lock:
@@ -254,6 +267,9 @@ class DaskExecutor(Executor):
             else:
                 self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=describe_loss(exc)))
             return
+        if COPY_MISSING in outcome:  # its message was lost
+            self._copy_missing((task.trial_id, task.attempt), outcome)
+            return
         self._emit_outcome(task.trial_id, task.attempt, outcome)
 
     def _emit_outcome(self, trial_id: int, attempt: int, outcome: dict[str, Any]) -> None:
@@ -273,6 +289,13 @@ class DaskExecutor(Executor):
             self._lose(key, None, str(exc))
         else:
             self._lose(key, self._workers.get(key), describe_loss(exc))
+
+    def _copy_missing(self, key: tuple[int, int], told: dict[str, Any]) -> None:
+        """An attempt whose worker found no copy of the objective: lost, and the next trials put
+        the copy in the cluster again."""
+        missing = SharedCopyMissing(str(told[COPY_MISSING]), str(told.get("why", "")))
+        self._shared.lost(missing.key)
+        self._lose(key, None, str(missing))
 
     def _on_worker_removed(self, removal: WorkerRemoval) -> None:
         """A worker left the cluster: the attempts it ran are lost now, whatever its scheduler does

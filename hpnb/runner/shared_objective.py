@@ -7,6 +7,10 @@ its own store, or fetched from that worker at its first trial, or when it joined
 restarted) and keeps it until the search releases it. A copy lost with the worker that held it
 is put in the cluster again from the objective the driver still holds.
 
+Every objective is shared this way, whatever its size. The search's end releases its copies and
+waits until the scheduler has forgotten them: a cluster whose workers close right after (hpnb's own
+local one, or the user's) then loses no scattered data, which Dask's scheduler would log as an error.
+
 Example:
     >>> from distributed import Client  # doctest: +SKIP
     >>> shared = SharedObjective(Client())  # doctest: +SKIP
@@ -39,6 +43,10 @@ WORKER_CACHE = 4
 SCATTER_TIMEOUT = 5.0
 #: times a worker asks its peers for the copy, and seconds between asks, before it gives up.
 FETCH_ATTEMPTS, FETCH_PAUSE = 3, 0.5
+#: seconds the search's end waits for the scheduler to forget its copies, and between two looks.
+RELEASE_TIMEOUT, RELEASE_PAUSE = 10.0, 0.02
+#: the start of the key of each copy in the cluster.
+KEY_PREFIX = "hpnb-objective"
 
 
 #: the start of the reason an attempt is lost for when its worker could not fetch the objective.
@@ -97,6 +105,8 @@ class SharedObjective:
         #: the key trials are given: the copy's, or a placeholder while it could not be put there
         self._key: str | None = None
         self._stale: set[str] = set()
+        #: keys of copies this search put (or may have put) in the cluster and not released yet
+        self._held: list[str] = []
 
     def key_for(self, objective: Callable[..., Any]) -> str:
         """The key of ``objective``'s copy in the cluster, scattered now if it is not there."""
@@ -121,13 +131,16 @@ class SharedObjective:
         self._of = objective
         self._stale.clear()
         header, buffers = serialized(objective)
+        key = f"{KEY_PREFIX}-{uuid.uuid4().hex}"
+        # held before it is asked for: a scatter that timed out here may still land in the cluster
+        self._held.append(key)
         try:
-            [self._future] = self.client.scatter([(header, buffers)], direct=True, hash=False,
-                                                 timeout=SCATTER_TIMEOUT)
+            self._future = self.client.scatter({key: (header, buffers)}, direct=True,
+                                               timeout=SCATTER_TIMEOUT)[key]
         except Exception as exc:  # no worker now, or workers dying as it went: never the driver's end
             log.info("hpnb could not put the objective in the cluster yet: %s", exc)
             # its trials find no copy and are queued again; the next submit tries again
-            self._key = f"hpnb-objective-missing-{uuid.uuid4().hex}"
+            self._key = f"{KEY_PREFIX}-missing-{uuid.uuid4().hex}"
             return
         # One worker holds it, and the others fetch it from that one at their first trial (no
         # replicas: Dask's memory manager drops the copies no task depends on, and a 2 GB replicate
@@ -135,15 +148,34 @@ class SharedObjective:
         self._key = str(self._future.key)
 
     def release(self) -> None:
-        """Let the workers drop the copy and the objective they unpickled from it."""
-        future, self._future, self._of, self._key = self._future, None, None, None
-        if future is None:
+        """Let the workers drop the copies and the objective they unpickled from them; return once
+        the scheduler has forgotten the copies (or after :data:`RELEASE_TIMEOUT` seconds)."""
+        held, self._held = self._held, []
+        self._future, self._of, self._key = None, None, None
+        if not held:
             return
-        key = str(future.key)
-        with contextlib.suppress(Exception):  # the client may be closing
-            future.release()
+        from distributed import Future
+
+        try:
+            self.client.cancel([Future(key, self.client) for key in held])
+            _wait_forgotten(self.client, held)
+        except Exception as exc:  # the client closing, or its scheduler gone: the copies go with it
+            log.debug("hpnb could not confirm the release of the objective's copies: %s", exc)
         with contextlib.suppress(Exception):
-            self.client.run(forget, key, wait=False)
+            for key in held:
+                self.client.run(forget, key, wait=False)
+
+
+def _wait_forgotten(client: Client, keys: list[str]) -> None:
+    """Wait until no worker holds the data of ``keys`` by the scheduler's account."""
+    scheduler = client.scheduler
+    assert scheduler is not None, "a client that never connected"
+    deadline = time.monotonic() + RELEASE_TIMEOUT
+    while any(client.sync(scheduler.who_has, keys=keys, callback_timeout=RELEASE_TIMEOUT).values()):
+        if time.monotonic() > deadline:
+            log.debug("hpnb: the scheduler still lists the objective's copies after %.0f s", RELEASE_TIMEOUT)
+            return
+        time.sleep(RELEASE_PAUSE)  # the cancel travels on the client's stream, this ask on its own
 
 
 _cache: OrderedDict[str, Callable[..., Any]] = OrderedDict()
