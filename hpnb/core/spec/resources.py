@@ -17,7 +17,7 @@ from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict, freeze, thaw
 from hpnb.core.spec.quantity import Quantity, QuantityKind, parse_quantity
 from hpnb.core.spec.trial_resources import TrialResources, parse_gpus, parse_per_trial
-from hpnb.core.spec.trial_workers import check_local_cluster, check_workers_parameter
+from hpnb.core.spec.trial_workers import check_workers_parameter
 from hpnb.core.spec.values import as_bool, as_float, as_int, as_mapping, as_text, check_keys, parse_duration
 
 RESOURCE_KEYS = ("cluster", "workers", "threads_per_worker", "requests", "limits", "adapt", "kubernetes",
@@ -132,9 +132,36 @@ def parse_resources(data: Any, path: str = "resources", space: SearchSpace | Non
 
 def _check_trial_workers(resources: Resources, space: SearchSpace | None, path: str) -> None:
     """A trial's workers and processes: its parameter in ``space``, and within a local cluster."""
-    need = resources.per_trial  # with a workers parameter, need.workers is 1: only the space says more
-    most = need.workers if space is None else check_workers_parameter(need, space, path)
-    check_local_cluster(need, resources, most, path)
+    need = resources.per_trial
+    if need.workers_parameter is None:
+        most = need.workers
+    elif space is None:
+        most = 1  # only the space says how many: parse_spec checks it
+    else:
+        most = check_workers_parameter(need.workers_parameter, space, path)
+    _check_local_cluster(resources, most, path)
+
+
+def _check_local_cluster(resources: Resources, most_workers: int, path: str) -> None:
+    """Refuse a trial larger than the local cluster hpnb starts will ever be: more workers than
+    ``resources.workers`` (or ``adapt.maximum``), more processes than a worker's threads. Other
+    clusters' sizes are known at start only, and checked there."""
+    need, threads = resources.per_trial, resources.threads_per_worker
+    if resources.cluster != "local":
+        return
+    if need.procs_per_worker > threads:
+        raise SpecError(f"{path}.procs_per_worker", f"{need.procs_per_worker} processes per worker, but "
+                        f"each worker of the local cluster has {threads} thread(s) "
+                        "(resources.threads_per_worker)", value=need.procs_per_worker,
+                        allowed=f"at most {threads}, or raise resources.threads_per_worker")
+    size, field = (resources.adapt["maximum"], "resources.adapt.maximum") if resources.adapt else \
+        (resources.workers, "resources.workers")
+    if size is not None and most_workers > size:
+        asked = (f"a trial may ask {most_workers} workers (parameters.{need.workers_parameter})"
+                 if need.workers_parameter else f"{most_workers} workers per trial")
+        raise SpecError(f"{path}.workers", f"{asked}, but the local cluster has {size} ({field})",
+                        value=need.to_dict().get("workers", 1),
+                        allowed=f"at most {size}, or a larger {field}")
 
 
 def _parse_resources(data: Mapping[str, Any], path: str) -> Resources:

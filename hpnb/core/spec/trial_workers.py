@@ -2,8 +2,8 @@
 
 A trial of ``workers: N, procs_per_worker: P`` runs N x P ranks, N workers each running P of them.
 ``workers`` may also name a parameter (``workers: {parameter: nodes}``) whose value sets each
-trial's own number of workers. What can be checked before anything starts is checked here: the
-counts themselves, the parameter against the search space, and a local cluster's size.
+trial's own number of workers. The counts themselves and the parameter against the search space
+are checked here; :mod:`hpnb.core.spec.resources` checks them against a local cluster's size.
 
 Example:
     >>> parse_workers(2, "resources.per_trial.workers"), parse_workers({"parameter": "nodes"}, "w")
@@ -26,8 +26,6 @@ from hpnb.core.spec.values import MAX_PARALLEL, as_text, check_keys, number_from
 
 if TYPE_CHECKING:
     from hpnb.core.space import SearchSpace
-    from hpnb.core.spec.resources import Resources
-    from hpnb.core.spec.trial_resources import TrialResources
 
 #: the keys of ``per_trial`` that count workers and ranks (never names of resources).
 RESERVED = ("workers", "procs_per_worker")
@@ -100,17 +98,14 @@ def worker_counts(parameter: Parameter) -> tuple[int, ...] | None:
     return min(values), max(values)
 
 
-def check_workers_parameter(need: TrialResources, space: SearchSpace, path: str) -> int:
+def check_workers_parameter(name: str, space: SearchSpace, path: str) -> int:
     """Check ``workers: {parameter: NAME}`` against the search space; the most workers a trial
-    may then ask (``need.workers`` without a parameter).
+    may then ask.
 
     Raises:
         SpecError: the parameter is not in the space, is conditional, or may take a value that
             is not a whole number >= 1; the message names both fields.
     """
-    name = need.workers_parameter
-    if name is None:
-        return need.workers
     where = f"{path}.workers.parameter"
     if name not in space.names:
         raise SpecError(where, "names no parameter of parameters:", value=name,
@@ -126,37 +121,3 @@ def check_workers_parameter(need: TrialResources, space: SearchSpace, path: str)
                         allowed="a parameter whose every value is a whole number >= 1: "
                                 "{type: int, min: 1, max: N} or a list such as [1, 2, 4]")
     return counts[1]
-
-
-def check_local_cluster(need: TrialResources, resources: Resources, most_workers: int,
-                        path: str) -> None:
-    """Refuse a trial larger than the local cluster hpnb starts will ever be: more workers than
-    ``resources.workers`` (or ``adapt.maximum``), more processes than a worker's threads.
-
-    Other clusters' sizes are known at start only, and checked there.
-    """
-    if resources.cluster != "local":
-        return
-    if need.procs_per_worker > resources.threads_per_worker:
-        raise SpecError(f"{path}.procs_per_worker", f"{need.procs_per_worker} processes per worker, but "
-                        f"each worker of the local cluster has {resources.threads_per_worker} thread(s) "
-                        "(resources.threads_per_worker)", value=need.procs_per_worker,
-                        allowed=f"at most {resources.threads_per_worker}, or raise "
-                                "resources.threads_per_worker")
-    size, field = _local_size(resources)
-    if size is not None and most_workers > size:
-        asked = (f"a trial may ask {most_workers} workers (parameters.{need.workers_parameter})"
-                 if need.workers_parameter else f"{most_workers} workers per trial")
-        raise SpecError(f"{path}.workers", f"{asked}, but the local cluster has {size} ({field})",
-                        value=thaw_workers(need), allowed=f"at most {size}, or a larger {field}")
-
-
-def _local_size(resources: Resources) -> tuple[int | None, str]:
-    if resources.adapt:
-        return int(resources.adapt["maximum"]), "resources.adapt.maximum"
-    return resources.workers, "resources.workers"
-
-
-def thaw_workers(need: TrialResources) -> Any:
-    """``per_trial.workers`` as written: a count or ``{parameter: NAME}``."""
-    return {"parameter": need.workers_parameter} if need.workers_parameter else need.workers
