@@ -16,10 +16,11 @@ import pytest
 from hpnb.core.store import Store
 from hpnb.testing.postgres_server import PostgresServer
 from tests.postgres import TestServer
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
-#: the promised bound for a store that never answered, for the whole command (its start included).
-PROMISED = 10.0
+#: a bound for the whole command (its start included, which a loaded machine makes slow): far below
+#: the 120 s a store waits for a server that answered before, so a command that waited fails it.
+PROMISED = 60.0
 
 
 def _closed_port() -> int:
@@ -37,7 +38,7 @@ def _hpnb(*args: str, home: Path) -> tuple[subprocess.CompletedProcess[str], flo
 
 
 def _assert_refused(done: subprocess.CompletedProcess[str], took: float, verb: str, port: int) -> None:
-    assert took < PROMISED
+    assert took < patience(PROMISED)
     assert done.returncode != 0
     assert done.stderr.startswith(f"hpnb {verb}: cannot connect to the store postgresql://")
     assert f"connection refused at 127.0.0.1:{port}: is the server running" in done.stderr

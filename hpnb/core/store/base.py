@@ -86,7 +86,7 @@ class StoreBase(ClosedOnExit):
         self.readonly = readonly
         self._busy_timeout = busy_timeout
         self._retry_period = retry_period
-        self._answers = ServerAnswers(self.location)
+        self._answers = ServerAnswers.of(self.location)
         self._lock = threading.RLock()
         self._batch_depth = 0
         self._conn: Connection | None = None
