@@ -2,8 +2,10 @@
 
 An ``http(s)://`` server is asked for ``/health`` with a short timeout (MLflow's own client
 would retry a refused connection for minutes); other URIs (``file:``, ``sqlite:``, a database)
-are opened with MLflow's client and listed once. Every message shows the URI with its password
-masked.
+are opened with MLflow's client and listed once: within :data:`OPEN_TIMEOUT` for a database
+server, without a limit for a file or a SQLite file on this machine (nothing there waits on a
+network, and creating a new one's tables takes long on a busy machine). Every message shows the URI
+with its password masked.
 
 Example:
     >>> malformed("localhost:5000")
@@ -23,8 +25,10 @@ from hpnb.core.spec.tracking import masked
 
 #: seconds a server has to answer the probe.
 PROBE_TIMEOUT = 3.0
-#: seconds MLflow's client has to open a non-HTTP store at the start.
+#: seconds MLflow's client has to open a database server's store at the start.
 OPEN_TIMEOUT = 20.0
+#: schemes of stores on this machine's disk, opened without a time limit.
+DISK_SCHEMES = ("file", "sqlite")
 HTTP_SCHEMES = ("http", "https")
 #: schemes MLflow's client reads without a server.
 LOCAL_SCHEMES = ("file", "sqlite", "postgresql", "mysql", "mssql")
@@ -73,8 +77,9 @@ def http_problem(uri: str, timeout: float = PROBE_TIMEOUT) -> str | None:
         return f"MLflow at {masked(uri)} cannot be reached ({reason})"
 
 
-def client_problem(uri: str, timeout: float = OPEN_TIMEOUT) -> str | None:
-    """Why MLflow's client cannot read the experiments at ``uri``, or None when it can."""
+def client_problem(uri: str, timeout: float | None = OPEN_TIMEOUT) -> str | None:
+    """Why MLflow's client cannot read the experiments at ``uri`` (within ``timeout`` seconds; None:
+    however long it takes), or None when it can."""
     def list_one() -> None:
         from mlflow.tracking import MlflowClient
 
@@ -102,4 +107,7 @@ def mlflow_problem(uri: str) -> str | None:
         import mlflow  # noqa: F401
     except ImportError:
         return "the mlflow package is not installed (pip install 'hpnb[tracking]')"
-    return http_problem(uri) if is_http(uri) else client_problem(uri)
+    if is_http(uri):
+        return http_problem(uri)
+    on_disk = urlsplit(uri).scheme.lower() in DISK_SCHEMES
+    return client_problem(uri, timeout=None if on_disk else OPEN_TIMEOUT)
