@@ -9,12 +9,14 @@ fixtures below is marked here, so that none slips into the fast tier unmarked.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from tests.local_cluster import shared_local_client
 from tests.postgres import TestServer, postgres_server_fixture
+from tests.waiting import patience
 
 #: the shared fixtures that start something: using one makes a test slow.
 STARTING_FIXTURES = frozenset({
@@ -28,6 +30,15 @@ STARTING_FIXTURES = frozenset({
 def postgres_server() -> Iterator[TestServer]:
     """A PostgreSQL server to make test databases on (see :mod:`tests.postgres`)."""
     yield from postgres_server_fixture()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """A test's time limit (pytest-timeout's, from pyproject.toml) is raised by the tests' patience
+    (``HPNB_TEST_PATIENCE``, :mod:`tests.waiting`) like every deadline the tests give."""
+    ini = config.getini("timeout")
+    if config.getoption("timeout", None) is None and not os.environ.get("PYTEST_TIMEOUT") and ini:
+        config.option.timeout = patience(float(ini))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

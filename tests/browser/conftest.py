@@ -27,7 +27,7 @@ import pytest
 from hpnb.jupyter.server import LABEXTENSION_DIR
 from tests.jupyter.server.sample_store import SampleStore, start_search, write_sample_store
 from tests.runner.processes import free_port
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -201,7 +201,7 @@ def running_search(lab_server: LabServer, dask_client) -> Iterator[object]:
     yield search
     if search.is_live:  # a test may have stopped it: a stop command to an ended search is refused
         search.stop()
-    search.wait(60)
+    search.wait(patience(60))
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import pytest
 import hpnb
 from tests.browser.test_lab_extension import open_experiment
 from tests.runner import resumable
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +35,7 @@ def steered_search(lab_server, dask_client) -> Iterator[hpnb.Search]:
     yield search
     if search.is_live:
         search.stop()
-    search.wait(60)
+    search.wait(patience(60))
 
 
 def stored_state(search: hpnb.Search, trial_id: int) -> str | None:
@@ -105,7 +105,7 @@ def test_lab_controls_pause_resume_stop_a_trial_extend_and_set_parallel(lab_page
 
     view.locator(".hpnb-stop").click()
     said(view, f"search '{NAME}' stops: running trials are asked to stop, no new one starts")
-    assert search.wait(120).state == "STOPPED"
+    assert search.wait(patience(120)).state == "STOPPED"
     view.locator(".hpnb-view-header .hpnb-badge", has_text="stopped").wait_for()
     view.locator(".hpnb-controls").wait_for(state="hidden")  # nothing to steer: the answer stays shown
     assert status.is_visible()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hpnb.core.store import Store
+from tests.waiting import patience
 
 pytestmark = pytest.mark.slow
 
@@ -204,7 +205,7 @@ def test_lab_stop_button_stops_a_real_running_search(lab_page, running_search, s
 
     view.locator(".hpnb-stop").click()
     view.locator(".hpnb-command-status", has_text="stops: running trials are asked to stop").wait_for()
-    running_search.wait(60)
+    running_search.wait(patience(60))
     assert running_search.state == "STOPPED"
     trials = running_search.store.trials(running_search.experiment_id)
     # trials queued on the cluster but not started stay PENDING, for a resume to run

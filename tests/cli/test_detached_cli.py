@@ -17,7 +17,7 @@ import pytest
 import hpnb
 from hpnb.core.store import Store
 from tests.objective_files import checkpointed_train
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -80,7 +80,7 @@ def test_a_detached_search_is_steered_from_the_terminal_and_resumed_after_its_dr
 
     resumed = hpnb_cli("resume", "det", "--detach", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
-    assert search.wait(300).state == "COMPLETED", search.message
+    assert search.wait(patience(300)).state == "COMPLETED", search.message
     trials = store.trials(search.experiment_id)
     assert len(trials) == 18 and {t.state for t in trials} == {"COMPLETED"}
     for trial_id, end in before.items():  # a finished trial is never run again

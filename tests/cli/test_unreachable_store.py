@@ -96,7 +96,7 @@ def test_a_command_waiting_for_its_answer_says_on_stderr_that_the_store_went_awa
             server.start_again()
         with Store(url) as store:
             store.answer_command(sent[0].id, "done", "stopping: 0 trials were running")
-        command.wait(60)
+        command.wait(patience(60))
         out = command.stdout.read() if command.stdout else ""
     finally:
         command.kill()

@@ -12,6 +12,7 @@ from distributed import LocalCluster
 import hpnb
 from hpnb.cluster.connect import cluster_client
 from hpnb.core.store import Store
+from tests.waiting import patience
 
 
 def square(x: float) -> float:
@@ -30,7 +31,8 @@ def test_two_searches_on_one_cluster_object_share_one_client_closed_with_the_clu
         for name in ("first", "second"):
             search = hpnb.search(square, store=store, name=name, metric="x", trials=4,
                                  parameters={"x": {"min": 0.0, "max": 1.0}},
-                                 resources={"cluster": "mine"}, namespace={"mine": cluster}).wait(120)
+                                 resources={"cluster": "mine"}, namespace={"mine": cluster},
+                                 ).wait(patience(120))
             assert search.state == "COMPLETED", search.message
             assert users_clients(cluster) == 1  # the second search made none of its own
         client = cluster_client(cluster)  # the one the searches ran on

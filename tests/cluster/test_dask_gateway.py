@@ -22,7 +22,7 @@ import hpnb
 from hpnb.core.store import Store
 from tests.runner.processes import free_port
 from tests.store_checks import no_result_stored_twice as no_result_stored_twice
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytest.importorskip("dask_gateway_server", reason="the test extra brings dask-gateway-server")
 pytest.importorskip("dask_gateway", reason="the test extra brings dask-gateway")
@@ -91,10 +91,10 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
         client.close()
         server.terminate()  # the server stops its clusters' schedulers and workers on the way out
         try:
-            server.wait(60)
+            server.wait(patience(60))
         except subprocess.TimeoutExpired:
             server.kill()
-            server.wait(20)
+            server.wait(patience(20))
 
 
 @pytest.fixture
@@ -165,7 +165,7 @@ def test_a_search_names_the_gateway_cluster_or_its_client_and_runs_to_completion
         """
     notebook = {"client": client, "gw_cluster": gw_cluster}  # what the user's notebook defined
     search = hpnb.search(stepper, textwrap.dedent(spec), name="on-gateway", store=store, namespace=notebook)
-    assert search.wait(180).state == "COMPLETED", search.message
+    assert search.wait(patience(180)).state == "COMPLETED", search.message
 
     trials = store.trials(search.experiment_id)
     assert len(trials) == 6 and {t.state for t in trials} == {"COMPLETED"}
@@ -216,7 +216,7 @@ def test_a_search_survives_the_loss_of_a_gateway_worker(gw_cluster, gw_client, s
     assert group != pid  # led by the worker's nanny, the process the gateway started
     os.killpg(group, signal.SIGKILL)  # the worker and its nanny: the whole gateway worker is gone
 
-    assert search.wait(240).state == "COMPLETED", search.message
+    assert search.wait(patience(240)).state == "COMPLETED", search.message
     trials = {t.params["x"]: t for t in store.trials(search.experiment_id)}
     assert {t.state for t in trials.values()} == {"COMPLETED"}
     assert trials[0.0].retries == 1 and trials[1.0].retries == trials[2.0].retries == 0

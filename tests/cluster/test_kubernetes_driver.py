@@ -26,6 +26,7 @@ from hpnb.core.errors import SpecError
 from hpnb.core.spec.resources import parse_resources
 from tests.cluster.test_kubernetes_backend import WITH_OPERATOR, api_server, kube_resources, no_credentials
 from tests.runner import objectives, processes
+from tests.waiting import patience
 
 __all__ = ["api_server", "no_credentials"]  # fixtures used here
 
@@ -108,7 +109,7 @@ def test_the_driver_runs_on_a_worker_of_the_search_s_kubernetes_cluster(
         assert cluster.asked["custom_cluster_spec"]["metadata"]["name"] == "hpnb-on-kube"
         assert cluster.closed  # this process let go of it once the scheduler held the driver's task
         assert in_cluster == [("hpnb-on-kube", "default")]  # the kubeconfig context's namespace
-        assert search.wait(120).state == "COMPLETED", search.message
+        assert search.wait(patience(120)).state == "COMPLETED", search.message
         driver = psutil.Process(int(str(search.record.driver).rpartition(":")[2]))
         assert driver.ppid() in {nanny.pid for nanny in started[1:]}  # a worker process ran it
         trials = search.store.trials(search.experiment_id)

@@ -23,6 +23,7 @@ from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
 from hpnb.core.spec.resources import parse_resources
 from hpnb.core.store import Store
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -72,7 +73,7 @@ def local_search(resources: dict[str, Any], store: Store, log: Path,
                              metric="x", resources=resources, parallel=16, trials=trials,
                              parameters={"x": {"min": 0.0, "max": 1.0}})
         limited_by = search.summary.limited_by
-        return search.wait(120), limited_by
+        return search.wait(patience(120)), limited_by
     finally:
         close_client_and_cluster(client)
 
@@ -108,7 +109,7 @@ def test_a_custom_resource_on_a_users_cluster_bounds_the_trials_at_once(store, t
                       dashboard_address=None) as cluster, Client(cluster, set_as_default=False) as client:
         search = hpnb.search(partial(holds_devices, log=str(log), seconds=0.3), store=store, client=client,
                              name="licence", metric="x", resources={"per_trial": {"licence": 1}}, parallel=6,
-                             trials=6, parameters={"x": {"min": 0.0, "max": 1.0}}).wait(120)
+                             trials=6, parameters={"x": {"min": 0.0, "max": 1.0}}).wait(patience(120))
     assert search.state == "COMPLETED", search.message
     assert most_at_once(held(log)) == 2  # one licence on each of 2 workers, though 6 threads
 
@@ -143,7 +144,7 @@ def test_a_cluster_without_workers_at_the_start_fails_the_search_once_a_worker_t
                              metric="x", resources={"per_trial": {"gpu": 2}}, trials=2,
                              parameters={"x": {"min": 0.0, "max": 1.0}})
         cluster.scale(1)
-        search.wait(120)
+        search.wait(patience(120))
     assert search.state == "FAILED"
     assert all(word in (search.message or "") for word in
                ["resources.per_trial.gpu", "asks 2", "the most a worker has is 1 gpu"]), search.message

@@ -12,6 +12,7 @@ import pytest
 import hpnb
 from hpnb.core.store import Store
 from tests.integrations import frameworks
+from tests.waiting import patience
 
 # real trainings and checkpoints: a loaded 2-core machine may take several times as long
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -39,7 +40,7 @@ def test_asha_stops_real_trainings_and_no_step_runs_after_its_decision(store, da
                          metric=metric, parameters={name: list(rates)}, parallel=2,
                          strategy={"name": "fixed", "configs": [{name: r} for r in rates]},
                          early_stopping={"rule": "asha", "grace": 1, "reduction": 3, "max_t": steps},
-                         ).wait(600)
+                         ).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     ends = trials_by_tag(store, search, name)
     begun = frameworks.steps_begun(log)
@@ -60,7 +61,7 @@ def test_pbt_members_go_on_from_real_framework_checkpoints(store, dask_client, t
                          store=store, client=dask_client, name=f"pbt-{framework}", metric=metric, seed=1,
                          parameters=space,
                          strategy={"name": "pbt", "population": 4, "ready": ready, "max_steps": steps,
-                                   "initial": [{name: r} for r in rates[1:5]]}).wait(600)
+                                   "initial": [{name: r} for r in rates[1:5]]}).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     trials = store.trials(search.experiment_id)
     assert {(t.state, t.last_step) for t in trials} == {("COMPLETED", steps)}

@@ -17,7 +17,7 @@ import pytest
 import hpnb
 from hpnb.jupyter.dashboard.dashboard import Dashboard
 from tests.runner import resumable
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -49,11 +49,11 @@ def test_a_store_read_just_before_the_end_never_becomes_the_final_summary(local_
         running = any(t.state == "RUNNING" for t in dashboard.model.trials)
         if running and not stalled.is_set():  # this read saw a trial running: the end comes after it
             stalled.set()
-            search.wait(120)
+            search.wait(patience(120))
         return changed
 
     dashboard.model.update = read_then_let_the_search_end  # type: ignore[method-assign]
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     wait_until(lambda: display.texts, 30, "the dashboard's final view")
     assert stalled.is_set()
     assert display.texts[-1].splitlines()[:2] == [

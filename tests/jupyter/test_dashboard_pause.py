@@ -13,6 +13,7 @@ import hpnb
 from hpnb.jupyter.dashboard.dashboard import Dashboard
 from tests.runner import resumable
 from tests.runner.processes import wait_for
+from tests.waiting import patience
 
 pytestmark = pytest.mark.slow
 
@@ -52,7 +53,7 @@ def test_pause_and_resume_buttons_act_on_the_trial_selected_in_the_leaderboard(
 
     controls.resume_trial.click()
     wait_for(lambda: controls.message.value == "trial 0 resumes in the next free slot")
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     rows = search.store.results(search.experiment_id, trial_id=0)
     assert [r.step for r in rows] == list(range(1, 31))  # every step once
     assert {r.metrics["started_at"] for r in rows if r.step > paused_at} == {paused_at + 1}
@@ -74,5 +75,5 @@ def test_pausing_a_finished_trial_from_the_dashboard_shows_why_not(local_cluster
     wait_for(lambda: "trial 0 is COMPLETED: only a running or pending trial can be paused" in
              dashboard.controls.message.value)
     search.stop()
-    search.wait(60)
+    search.wait(patience(60))
     dashboard.close()

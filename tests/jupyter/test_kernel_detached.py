@@ -16,7 +16,7 @@ import pytest
 import hpnb
 from hpnb.core.store import Store
 from tests.jupyter.kernel_session import KernelSession
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -100,7 +100,7 @@ def test_a_detached_search_outlives_its_kernel_and_another_kernel_steers_it(tmp_
     finally:
         second.close()
 
-    assert search.wait(300).state == "COMPLETED", search.message
+    assert search.wait(patience(300)).state == "COMPLETED", search.message
     trials = search.store.trials(search.experiment_id)
     assert len(trials) == 14 and {t.state for t in trials} == {"COMPLETED"}
     assert all(t.retries == 0 for t in trials)  # none lost, none run again

@@ -55,7 +55,7 @@ def test_a_search_interrupted_by_a_kernel_restart_shows_and_resumes(tmp_path: Pa
         assert kernel.run("print(repr(d.controls.resume.layout.display))").strip() == "''"  # visible
 
         # the objective named in the stored cell (`train`) is taken from this kernel's namespace
-        kernel.run("d.controls.resume.click(); d.search.wait(120)")
+        kernel.run("d.controls.resume.click(); d.search.wait(patience(120))")
         assert kernel.run("print(d.search.state)").strip() == "COMPLETED"
         assert kernel.run("print(len(d.search.results))").strip() == "4"
         text = kernel.run("print(d._repr_mimebundle_()['text/plain'])")

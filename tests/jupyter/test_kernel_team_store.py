@@ -19,7 +19,7 @@ from tests.jupyter.kernel_session import KernelSession
 from tests.jupyter.test_kernel_detached import _kill_with_its_group, attach_and_extend
 from tests.postgres import TestServer
 from tests.runner import processes
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -85,7 +85,7 @@ def test_a_team_search_outlives_its_notebook_and_the_driver_s_worker_and_a_teamm
             bob.close()
         assert not (tmp_path / "bob" / "hpnb.sqlite").exists()  # the teammate used the team's store
 
-        assert search.wait(300).state == "COMPLETED", search.message
+        assert search.wait(patience(300)).state == "COMPLETED", search.message
         trials = search.store.trials(search.experiment_id)
         assert len(trials) == 12 and {t.state for t in trials} == {"COMPLETED"}
         steps = Counter((r.trial_id, r.step) for r in search.store.results(search.experiment_id))

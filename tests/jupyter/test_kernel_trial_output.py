@@ -53,7 +53,7 @@ def test_a_flooding_trial_in_the_kernel_process_never_prints_in_a_cell(kernel):
         assert reply["content"]["status"] == "ok"
         answered += 1
     assert answered >= 10, "the search ended before the kernel was asked anything"
-    state = kernel.run("print(search.wait(60).state)").strip()
+    state = kernel.run("print(search.wait(patience(60)).state)").strip()
     assert state == "COMPLETED", kernel.run("print(search.message); print(search.results.to_dict('records'))")
     assert kernel.run("print('the notebook prints as before')") == "the notebook prints as before\n"
 

@@ -12,6 +12,7 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from tests.jupyter.magic_shell import magic_shell
 from tests.runner.processes import wait_for
+from tests.waiting import patience
 
 pytestmark = pytest.mark.slow
 
@@ -81,7 +82,7 @@ def test_pause_and_resume_a_trial_from_the_line_magic(ip: InteractiveShell, tmp_
 
     ip.run_line_magic("hpsearch", f"resume parked 2 {where}")
     assert "trial 2 resumes in the next free slot" in capsys.readouterr().out
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     rows = search.store.results(search.experiment_id, trial_id=2)
     assert [r.step for r in rows] == list(range(1, 31))  # every step once
     assert {r.metrics["started_at"] for r in rows if r.step > paused_at} == {paused_at + 1}

@@ -10,6 +10,7 @@ import pytest
 from IPython.core.error import UsageError
 
 from tests.jupyter.magic_shell import magic_shell
+from tests.waiting import patience
 
 pytestmark = pytest.mark.slow
 
@@ -78,7 +79,7 @@ def test_the_cell_returns_while_the_search_runs(ip, store: Path) -> None:
     search = ip.user_ns["bg"]
     assert search.state == "RUNNING" and search.is_live
     search.stop()
-    assert search.wait(60).state == "STOPPED"
+    assert search.wait(patience(60)).state == "STOPPED"
 
 
 def test_rerunning_a_cell_shows_its_search_and_names_what_changed(ip, store: Path, capsys) -> None:
@@ -136,7 +137,7 @@ def test_line_magic_list_show_and_export(ip, store: Path, tmp_path: Path) -> Non
 def test_line_magic_stop_extend_and_resume(ip, store: Path) -> None:
     ip.run_cell_magic("hpsearch", f"slow --name ctl --trials 4 --parallel 2 --store {store}", SPEC)
     ip.run_line_magic("hpsearch", f"stop ctl --store {store}")
-    assert ip.user_ns["ctl"].wait(60).state == "STOPPED"
+    assert ip.user_ns["ctl"].wait(patience(60)).state == "STOPPED"
 
     # the stored record names the objective: resume finds `slow` in the namespace
     ip.run_cell("slow_steps = 0")
@@ -146,6 +147,6 @@ def test_line_magic_stop_extend_and_resume(ip, store: Path) -> None:
     assert resumed.state == "COMPLETED" and len(resumed.results) == 4
 
     ip.run_line_magic("hpsearch", f"extend ctl 2 --store {store}")
-    extended = ip.user_ns["ctl"].wait(60)
+    extended = ip.user_ns["ctl"].wait(patience(60))
     assert extended.state == "COMPLETED" and len(extended.results) == 6
     ip.run_cell(OBJECTIVES)

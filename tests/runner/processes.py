@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.waiting import DEFAULT_TIMEOUT, wait_until
+from tests.waiting import DEFAULT_TIMEOUT, patience, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,7 +69,7 @@ def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
         if process.poll() is None:
             process.terminate()
     for process in processes:
-        process.wait(20)
+        process.wait(patience(20))
 
 
 def wait_for(condition: Callable[[], object], timeout: float = DEFAULT_TIMEOUT) -> None:

@@ -8,6 +8,7 @@ import threading
 
 from hpnb.core.trial_output import MAX_BYTES, MAX_LINES
 from hpnb.runner.worker.capture import OutputTail, capturing, output_so_far
+from tests.waiting import patience
 
 
 def test_a_progress_bar_keeps_its_last_state_like_a_terminal() -> None:
@@ -46,12 +47,12 @@ def test_only_the_trial_thread_is_captured_and_its_output_can_be_read_while_it_r
             print("from the trial")
             sys.stderr.write("trial warning\n")
             started.set()
-            release.wait(10)
+            release.wait(patience(10))
         seen.append(capture.output(0).to_message())
 
     thread = threading.Thread(target=trial)
     thread.start()
-    started.wait(10)
+    started.wait(patience(10))
     print("from the notebook")
     so_far = output_so_far("demo", 7, 0)
     release.set()

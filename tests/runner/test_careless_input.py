@@ -15,6 +15,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.strategies.random import RandomStrategy
 from tests.runner import objectives
 from tests.runner.processes import wait_for
+from tests.waiting import patience
 
 SPACE = {"x": {"min": 0.0, "max": 1.0}}
 
@@ -29,9 +30,9 @@ def test_the_api_refuses_the_names_the_spec_refuses(store, name):
 @pytest.mark.slow
 def test_a_name_left_out_is_the_objectives_name_or_search(store, dask_client):
     named = hpnb.search(objectives.with_config, store=store, client=dask_client, metric="loss", trials=1,
-                        parameters=SPACE).wait(60)
+                        parameters=SPACE).wait(patience(60))
     lambda_named = hpnb.search(lambda x: x, store=store, client=dask_client, metric="loss", trials=1,
-                               parameters=SPACE).wait(60)
+                               parameters=SPACE).wait(patience(60))
     assert (named.name, lambda_named.name) == ("with_config", "search")
 
 
@@ -67,7 +68,7 @@ def test_the_checkpoints_folder_removed_mid_search_is_recreated(store, dask_clie
     search = _checkpointing_search(store, dask_client, "folder-removed")
     _wait_for_checkpoint_folder(store, search)
     _remove(store.path.parent / "checkpoints")
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     trials = store.trials(search.experiment_id)
     assert [t.state for t in trials] == ["COMPLETED", "COMPLETED"]
     assert all(t.checkpoint for t in trials)
@@ -89,7 +90,7 @@ def test_a_file_where_the_checkpoints_folder_was_is_recorded_per_trial(store, da
         except OSError:
             continue
     assert folder.is_file()
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     assert [t.state for t in store.trials(search.experiment_id)] == ["COMPLETED", "COMPLETED"]
     failed = [e for e in store.events(search.experiment_id) if e["kind"] == "checkpoint_failed"]
     assert failed and "Not a directory" in failed[0]["data"]["error"]
@@ -113,12 +114,12 @@ def test_a_driver_that_fails_leaves_no_trial_running_and_the_search_resumes(stor
     objective = partial(objectives.steady, steps=20, pause=0.05)
     search = hpnb.search(objective, name="driver-fails", store=store, client=dask_client, metric="loss",
                          strategy="random", trials=4, parallel=2, parameters=SPACE)
-    search.wait(60)
+    search.wait(patience(60))
     assert search.state == "FAILED"
     assert "the driver failed: RuntimeError: a bug in a strategy" in search.message
     assert "RUNNING" not in [t.state for t in store.trials(search.experiment_id)]
 
     monkeypatch.setattr(RandomStrategy, "suggest", original)
-    resumed = hpnb.resume("driver-fails", objective, store=store, client=dask_client).wait(120)
+    resumed = hpnb.resume("driver-fails", objective, store=store, client=dask_client).wait(patience(120))
     assert resumed.state == "COMPLETED", resumed.message
     assert [t.state for t in store.trials(search.experiment_id)] == ["COMPLETED"] * 4

@@ -27,7 +27,7 @@ from hpnb.runner.checkpoint_refs import CheckpointRefs
 from hpnb.runner.checkpoint_store import CheckpointStoreError
 from hpnb.runner.stuck_threads import _cancelled_still_running
 from tests.runner import checkpointing_objectives, objectives, resumable
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 cloudpickle.register_pickle_by_value(checkpointing_objectives)
 cloudpickle.register_pickle_by_value(resumable)
@@ -51,7 +51,7 @@ def test_folder_checkpoints_resume_after_a_killed_worker_with_the_trials_dir_and
         store, dask_client, capsys):
     search = hpnb.search(partial(checkpointing_objectives.saves_folders, steps=4, kill_at=1), name="folders",
                          store=store, client=dask_client, metric="loss", strategy=TWO,
-                         parameters={"x": [1.0, 2.0]}, retries=2, parallel=1).wait(600)
+                         parameters={"x": [1.0, 2.0]}, retries=2, parallel=1).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     for trial in store.trials(search.experiment_id):
         assert (trial.state, trial.retries) == ("COMPLETED", 1)
@@ -82,7 +82,7 @@ def test_a_worker_killed_the_instant_a_checkpoint_report_returns_resumes_from_th
     search = hpnb.search(partial(checkpointing_objectives.killed_as_it_reports, steps=3, kill_at=1),
                          name="reported", store=store, client=dask_client, metric="loss",
                          strategy={"name": "fixed", "configs": configs}, parameters={"x": [0.0, 1.0, 2.0]},
-                         retries=2, parallel=1).wait(600)
+                         retries=2, parallel=1).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     for trial in store.trials(search.experiment_id):
         assert (trial.state, trial.retries) == ("COMPLETED", 1)
@@ -95,7 +95,7 @@ def test_a_checkpoint_deleted_from_the_store_resumes_from_the_one_before(store, 
     search = hpnb.search(partial(checkpointing_objectives.loses_its_latest, steps=6, kill_at=3),
                          name="lost-latest", store=store, client=dask_client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 0.0}]}, parameters={"x": [0.0]},
-                         checkpoints={"keep": 2}, retries=2).wait(600)
+                         checkpoints={"keep": 2}, retries=2).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     rows = store.results(search.experiment_id, trial_id=0)
     assert [r.step for r in rows] == list(range(6))
@@ -128,7 +128,7 @@ def _interrupted(store, client, name: str, **options):
     trial as it was left."""
     search = hpnb.search(COUNTED, name=name, store=store, client=client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
-                         **options).wait(60)
+                         **options).wait(patience(60))
     assert search.state == "FAILED" and "the driver dies" in search.message
     # its trial goes on writing checkpoints until its next report finds no driver: wait for its end,
     # its thread's too (a task the scheduler cancelled leaves the scheduler's processing at once)
@@ -140,7 +140,7 @@ def _interrupted(store, client, name: str, **options):
 
 def _resumed_steps(store, name: str, client, stopped) -> set[int]:
     """Resume ``name``: every step reported once; the steps the resumed attempts started at."""
-    resumed = hpnb.resume(name, COUNTED, store=store, client=client).wait(600)
+    resumed = hpnb.resume(name, COUNTED, store=store, client=client).wait(patience(600))
     assert resumed.state == "COMPLETED", resumed.message
     rows = store.results(resumed.experiment_id, trial_id=0)
     assert [r.step for r in rows] == list(range(1, 31))
@@ -180,7 +180,7 @@ def test_two_drivers_sharing_a_checkpoint_store_never_delete_each_others(tmp_pat
                             parameters={"x": [x]}, checkpoints=shared)
                 for n, x in (("first", 1.0), ("second", 2.0))]
     for search in searches:
-        assert search.wait(600).state == "COMPLETED", search.message
+        assert search.wait(patience(600)).state == "COMPLETED", search.message
         assert search.experiment_id == 1
     kept = [search.checkpoint_store() for search in searches]
     assert kept[0].location.key != kept[1].location.key
@@ -256,7 +256,7 @@ def test_on_s3_a_killed_worker_resumes_from_its_folder_checkpoint(store, remote_
     objective = partial(checkpointing_objectives.saves_folders, steps=4, kill_at=1)
     search = hpnb.search(objective, name="s3-folders", store=store, client=remote_client, metric="loss",
                          strategy=TWO, parameters={"x": [1.0, 2.0]}, retries=2, parallel=1,
-                         checkpoints={"store": f"{s3_url}/folders"}).wait(600)
+                         checkpoints={"store": f"{s3_url}/folders"}).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     for trial in store.trials(search.experiment_id):
         rows = store.results(search.experiment_id, trial_id=trial.trial_id)
@@ -281,7 +281,7 @@ def test_on_s3_a_folder_checkpoint_half_uploaded_by_a_dying_worker_is_never_used
     search = hpnb.search(partial(checkpointing_objectives.dies_mid_upload, store_url=url, marker=str(marker)),
                          name="s3-half", store=store, client=remote_client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 1.0}]}, parameters={"x": [1.0]},
-                         retries=1, checkpoints={"store": url}).wait(600)
+                         retries=1, checkpoints={"store": url}).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     # what the store held when the worker died: some or all of its 65 files, never the manifest (the watcher
     # kills only then; on a fast machine all data files can be up before it looks)
@@ -304,7 +304,7 @@ def test_on_s3_population_based_training_exploits_across_workers(store, remote_c
         parameters={"h0": {"min": 0.0, "max": 1.0}, "h1": {"min": 0.0, "max": 1.0}},
         strategy={"name": "pbt", "population": 2, "ready": 4, "explore": "resample",
                   "resample_probability": 1.0, "initial": [{"h0": 1.0, "h1": 0.0}, {"h0": 0.0, "h1": 0.6}]},
-    ).wait(600)
+    ).wait(patience(600))
     assert search.state == "COMPLETED", search.message
     assert "exploit" in kinds(store, search)
     rows = store.results(search.experiment_id)
@@ -332,5 +332,5 @@ def test_a_store_the_workers_cannot_read_is_an_error_before_any_trial(store, s3_
                             parameters={"x": [0.0]}, checkpoints={"store": f"{s3_url}/elsewhere"})
     finally:
         other.terminate()
-        other.wait(10)
+        other.wait(patience(10))
     assert store.trials(store.experiment("unseen").id) == []

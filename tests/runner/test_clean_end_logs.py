@@ -20,7 +20,7 @@ from distributed import Client, LocalCluster
 
 import hpnb
 from hpnb.cluster import connect
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -109,7 +109,7 @@ def test_a_search_on_the_local_cluster_and_its_close_log_no_error(records, capfd
                          parameters=X_SPACE, trials=12, seed=0, resources=resources)
     if stopped:
         stop_when_half_done(search, 12)
-    search.wait(180)
+    search.wait(patience(180))
     states = {t.state for t in trials_of(search)}
     if stopped:
         assert search.state == "STOPPED", search.message
@@ -143,7 +143,7 @@ def test_a_search_on_the_users_cluster_leaves_nothing_there_and_its_close_logs_n
     where: dict[str, Any] = ({"resources": {"cluster": address}} if given_as == "address"
                              else {"client": users_client})
     search = hpnb.search(captures_data(), store=tmp_path / "hpnb.sqlite", name="clean-users", metric="loss",
-                         parameters=X_SPACE, trials=12, seed=0, **where).wait(180)
+                         parameters=X_SPACE, trials=12, seed=0, **where).wait(patience(180))
     assert search.state == "COMPLETED", search.message
     assert scattered_data(users_client) == []  # the user's cluster keeps nothing of the search
     users_client.close()

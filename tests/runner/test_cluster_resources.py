@@ -11,6 +11,7 @@ import hpnb
 from hpnb.cluster.cluster_errors import ClusterError
 from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
 from tests.runner import objectives, processes
+from tests.waiting import patience
 
 X = {"x": {"min": 0.0, "max": 1.0}}
 
@@ -20,7 +21,7 @@ def test_a_trial_over_the_memory_limit_fails_with_that_reason(store):
     client = start_local(LocalShape(1, 1, 300 * 2**20))
     try:
         search = hpnb.search(objectives.hog_memory, name="hog", store=store, client=client, metric="loss",
-                             trials=1, parameters={"x": [1.0]}, retries=1).wait(120)
+                             trials=1, parameters={"x": [1.0]}, retries=1).wait(patience(120))
     finally:
         close_client_and_cluster(client)
     trial = store.trials(search.experiment_id)[0]
@@ -48,7 +49,7 @@ def test_an_adaptive_local_cluster_grows_with_parallel(store):
         # trials long enough that Dask's adaptive target (queued work over 5 s) asks for more workers
         search = hpnb.search(partial(objectives.durations, duration=2.5), name="adapt", store=store,
                              client=client, metric="loss", trials=12, parameters=X,
-                             resources={"adapt": {"minimum": 1, "maximum": 3}}).wait(180)
+                             resources={"adapt": {"minimum": 1, "maximum": 3}}).wait(patience(180))
         assert search.state == "COMPLETED"
         trials = store.trials(search.experiment_id)
         assert store.experiment("adapt").parallel in (None, 3)
@@ -74,7 +75,7 @@ def test_workers_joining_and_leaving_mid_search_lose_nothing(store, tmp_path):
         started[1].send_signal(signal.SIGTERM)  # leaves politely, mid-trial
         processes.wait_for(lambda: started[1].poll() is not None)
         started[2].send_signal(signal.SIGKILL)  # and one vanishes
-        search.wait(180)
+        search.wait(patience(180))
         assert search.state == "COMPLETED", search.message
         trials = store.trials(search.experiment_id)
         assert len(trials) == 16 and {t.state for t in trials} == {"COMPLETED"}

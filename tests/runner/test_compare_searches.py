@@ -10,6 +10,7 @@ import pytest
 import hpnb
 from hpnb.core.errors import HpnbError
 from tests.runner import objectives
+from tests.waiting import patience
 
 SPACE = {"x": {"min": 0.0, "max": 1.0}, "y": {"type": "int", "min": 0, "max": 3}}
 
@@ -22,8 +23,8 @@ def _run(store, dask_client, name, strategy, trials):
 
 @pytest.mark.slow
 def test_two_real_searches_compared_by_trial_and_by_time(store, dask_client):
-    first = _run(store, dask_client, "random-run", "random", 12).wait(120)
-    second = _run(store, dask_client, "sobol-run", "sobol", 8).wait(120)
+    first = _run(store, dask_client, "random-run", "random", 12).wait(patience(120))
+    second = _run(store, dask_client, "sobol-run", "sobol", 8).wait(patience(120))
     assert first.state == second.state == "COMPLETED"
 
     comparison = hpnb.compare(["random-run", second], store=store.path)
@@ -58,7 +59,7 @@ def test_two_real_searches_compared_by_trial_and_by_time(store, dask_client):
 
 @pytest.mark.slow
 def test_importance_of_a_real_search(store, dask_client):
-    search = _run(store, dask_client, "importance-run", "random", 16).wait(120)
+    search = _run(store, dask_client, "importance-run", "random", 16).wait(patience(120))
     importance = search.importance()
     assert importance.index.tolist() == ["y", "x"]  # loss = (x - 0.3)^2 + y: y moves it by up to 3
     assert importance.name == "importance" and importance.sum() == pytest.approx(1.0)
@@ -67,7 +68,7 @@ def test_importance_of_a_real_search(store, dask_client):
 
 @pytest.mark.slow
 def test_history_slices_and_contour_of_a_real_search(store, dask_client):
-    search = _run(store, dask_client, "insight-run", "random", 10).wait(120)
+    search = _run(store, dask_client, "insight-run", "random", 10).wait(patience(120))
     trials = {t.trial_id: t for t in store.trials(search.experiment_id)}
     history = search.optimization_history()
     assert history["trial_id"].tolist() == list(range(10))

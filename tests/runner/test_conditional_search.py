@@ -20,6 +20,7 @@ from hpnb.core.store import Store
 from hpnb.core.strategies.tpe import TPEStrategy
 from hpnb.core.summary import STALE_AFTER
 from tests.runner import conditional_objective, processes
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(conditional_objective)
 
@@ -53,7 +54,7 @@ def _check_trials(store, search) -> list:  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 def test_the_objective_gets_the_active_parameters_only_and_views_show_the_rest_blank(store, dask_client):
     search = hpnb.search(conditional_objective.train, SPEC, name="conditional", store=store,
-                         client=dask_client, trials=12, parallel=2).wait(120)
+                         client=dask_client, trials=12, parallel=2).wait(patience(120))
     assert search.state == "COMPLETED", search.message
     trials = _check_trials(store, search)
     assert {t.params["optimizer"] for t in trials} >= {"sgd"}
@@ -78,13 +79,13 @@ def test_a_conditional_search_resumes_with_tpe_rebuilt_from_trials_missing_param
 
     monkeypatch.setattr(TPEStrategy, "suggest", fails_on_the_seventh)
     search = hpnb.search(conditional_objective.train, SPEC, name="conditional-resume", store=store,
-                         client=dask_client, trials=14, parallel=2).wait(120)
+                         client=dask_client, trials=14, parallel=2).wait(patience(120))
     assert search.state == "FAILED" and "the driver went away" in search.message
     before = len(store.trials(search.experiment_id))
     assert 0 < before < 14
     monkeypatch.setattr(TPEStrategy, "suggest", original)
     resumed = hpnb.resume("conditional-resume", conditional_objective.train, store=store,
-                          client=dask_client).wait(120)
+                          client=dask_client).wait(patience(120))
     assert resumed.state == "COMPLETED", resumed.message
     trials = _check_trials(store, resumed)
     assert [t.trial_id for t in trials] == list(range(14))
@@ -122,7 +123,7 @@ def test_a_killed_conditional_search_resumes_its_running_trials_with_their_store
         processes.wait_for(lambda: _mid_run(store_path), timeout=90)
     finally:
         os.killpg(driver.pid, signal.SIGKILL)  # the driver and its local cluster, like a dead kernel
-        driver.wait(10)
+        driver.wait(patience(10))
     processes.wait_for(lambda: hpnb.load("killed-cond", store=store_path).state == "INTERRUPTED",
                        timeout=3 * STALE_AFTER)
     with Store(store_path, readonly=True) as store:
@@ -132,7 +133,7 @@ def test_a_killed_conditional_search_resumes_its_running_trials_with_their_store
         unfinished = [t.trial_id for t in store.trials(record.id) if t.state != "COMPLETED"]
     assert unfinished, "the driver was killed while trials ran: they must run again"
     resumed = hpnb.resume("killed-cond", partial(conditional_objective.train, pause=0.01),
-                          store=store_path).wait(120)
+                          store=store_path).wait(patience(120))
     assert resumed.state == "COMPLETED", resumed.message
     with Store(store_path, readonly=True) as store:
         trials = _check_trials(store, resumed)

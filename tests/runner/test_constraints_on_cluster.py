@@ -7,6 +7,7 @@ import pytest
 
 import hpnb
 from tests.runner import two_objectives
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(two_objectives)
 
@@ -18,7 +19,7 @@ def test_the_best_trial_satisfies_the_latency_constraint(store, dask_client):
     """Lower loss needs a wider model, which is slower: the best feasible trial is not the best."""
     search = hpnb.search(two_objectives.train, name="fast", store=store, client=dask_client,
                          metric="val_loss", parameters=PARAMETERS, strategy="tpe", trials=16, parallel=2,
-                         seed=0, constraints={"latency_ms": {"max": 8.0}}).wait(120)
+                         seed=0, constraints={"latency_ms": {"max": 8.0}}).wait(patience(120))
     assert search.state == "COMPLETED", search.message
     results = search.results
     latency = {t.trial_id: t.metrics["latency_ms"] for t in store.trials(search.experiment_id)}
@@ -36,7 +37,8 @@ def test_the_pareto_front_of_nsga2_holds_feasible_trials_only(store, dask_client
     spec = {"metrics": {"val_loss": "min", "latency_ms": "min"}, "parameters": PARAMETERS, "seed": 0,
             "constraints": {"val_loss": {"max": 0.6}}}
     search = hpnb.search(two_objectives.train, spec, name="front", store=store, client=dask_client,
-                         strategy={"name": "nsga2", "population_size": 6}, trials=12, parallel=2).wait(120)
+                         strategy={"name": "nsga2", "population_size": 6}, trials=12, parallel=2,
+                         ).wait(patience(120))
     assert search.state == "COMPLETED", search.message
     front = search.pareto
     assert len(front) and (front["val_loss"] <= 0.6).all() and front["feasible"].all()

@@ -22,6 +22,7 @@ from hpnb.runner import context as context_module
 from hpnb.runner.dask_executor import DaskExecutor
 from tests.runner import objectives, processes, resumable
 from tests.runner.test_decisions_on_cluster import _running_with_checkpoint, _wait_for, slow_member
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(resumable)
 
@@ -54,7 +55,7 @@ def test_a_worker_dying_while_its_trial_waits_for_a_verdict_loses_nothing(store,
                          client=dask_client, name="dies", metric="loss", trials=1, retries=2,
                          strategy={"name": "fixed", "configs": [{"x": 0.5}]}, parameters={"x": [0.5]},
                          early_stopping={"rule": "median", "every": 4, "min_trials": 9, "grace": 4})
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     [trial] = store.trials(search.experiment_id)
     assert (trial.state, trial.retries, asked[:1]) == ("COMPLETED", 1, [4])
     rows = store.results(search.experiment_id)
@@ -71,7 +72,7 @@ def test_a_trial_whose_driver_does_not_answer_goes_on_after_the_bounded_wait(sto
                          client=dask_client, name="mute", metric="loss", trials=1,
                          parameters={"rate": ONE["x"]},
                          early_stopping={"rule": "asha", "grace": 2, "reduction": 2, "max_t": 6})
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     [trial] = store.trials(search.experiment_id)
     assert trial.state == "COMPLETED" and trial.last_step == 6 and asked == [2, 4, 6]
     waits = [e["data"] for e in store.events(search.experiment_id) if e["kind"] == "verdict_timeout"]
@@ -90,7 +91,7 @@ def test_a_paused_trial_resumes_on_another_worker_when_its_worker_died(store, da
     worker = store.trial(search.experiment_id, trial).worker
     pid = dask_client.run(os.getpid, workers=[worker])[worker]
     os.kill(pid, signal.SIGKILL)  # its nanny starts a new worker process
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     rows = store.results(search.experiment_id, trial_id=trial)
     assert [r.step for r in rows] == list(range(1, 31))
     assert store.trial(search.experiment_id, trial).retries == 0  # a pause is no failure
@@ -139,7 +140,7 @@ def test_a_search_whose_driver_died_while_trials_waited_is_resumed_whole(tmp_pat
             processes.wait_for(lambda: _stored_steps(store_path) >= 3, timeout=60)
         finally:
             driver.kill()  # the driver only: its trials wait at steps 2, 4, 6, 8 for verdicts nobody gives
-            driver.wait(10)
+            driver.wait(patience(10))
         killed = time.time()
         # a step every 0.3 s and a decision point every 2 steps: a trial still running this long after
         # the kill went past a decision point without its verdict, after the bounded wait
@@ -151,7 +152,7 @@ def test_a_search_whose_driver_died_while_trials_waited_is_resumed_whole(tmp_pat
         with Client(address) as client:
             search = hpnb.resume("orphans", partial(resumable.marked_steps, marker_dir=str(markers)),
                                  store=store_path, client=client)
-            assert search.wait(180).state == "COMPLETED", search.message
+            assert search.wait(patience(180)).state == "COMPLETED", search.message
         with Store(store_path, readonly=True) as store:
             trials = store.trials(search.experiment_id)
             assert len(trials) == 6 and {t.state for t in trials} == {"COMPLETED"}
@@ -207,7 +208,7 @@ def test_a_paused_trial_survives_its_driver_and_resumes_from_its_checkpoint(tmp_
             processes.wait_for(lambda: _trial_state(store_path, "parked", 0) == "PAUSED", timeout=90)
         finally:
             driver.kill()  # the driver dies with trial 0 paused
-            driver.wait(10)
+            driver.wait(patience(10))
         with Store(store_path, readonly=True) as store:
             paused = store.trial(store.experiment("parked").id, 0)
         assert paused.state == "PAUSED" and paused.last_step is not None
@@ -218,7 +219,7 @@ def test_a_paused_trial_survives_its_driver_and_resumes_from_its_checkpoint(tmp_
         with Client(address) as client:
             search = hpnb.resume("parked", partial(resumable.counted_steps, steps=40, pause=0.1),
                                  store=store_path, client=client)
-            assert search.wait(180).state == "COMPLETED", search.message
+            assert search.wait(patience(180)).state == "COMPLETED", search.message
         with Store(store_path, readonly=True) as store:
             assert {t.state for t in store.trials(search.experiment_id)} == {"COMPLETED"}
             rows = store.results(search.experiment_id, trial_id=0)

@@ -19,6 +19,7 @@ from hpnb.core.store.store_errors import UnknownTrial
 from hpnb.runner.pausing import PauseRefused
 from hpnb.testing import pbt_toy
 from tests.runner import objectives, resumable
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(resumable)
 
@@ -38,7 +39,8 @@ def test_asha_stops_the_same_trials_whether_steps_take_10_ms_or_1_s(store, dask_
     for pause in (0.01, 1.0):
         search = hpnb.search(partial(objectives.learning_curve, steps=6, pause=pause), store=store,
                              client=dask_client, name=f"asha-{pause}", metric="loss", trials=6, parallel=1,
-                             seed=4, strategy="random", parameters=RATES, early_stopping=ASHA).wait(120)
+                             seed=4, strategy="random", parameters=RATES, early_stopping=ASHA,
+                             ).wait(patience(120))
         assert search.state == "COMPLETED", search.message
         ends.append(decisions(store, search))
     fast, slow = ends
@@ -69,7 +71,8 @@ def test_pbt_time_shares_two_workers_and_reaches_the_toy_target(store, dask_clie
             partial(objectives.toy_member, steps=50, pause=0.0, lr=lr),
             store=store, client=dask_client, name=f"toy-{synch}-{seed}", metric="q", mode="max", seed=seed,
             parameters=TOY, strategy={"name": "pbt", "population": 4, "ready": 4, "exploit": "truncation",
-                                      "explore": "perturb", "synch": synch, "initial": members}).wait(180)
+                                      "explore": "perturb", "synch": synch, "initial": members},
+        ).wait(patience(180))
         assert search.state == "COMPLETED", search.message
         trials = store.trials(search.experiment_id)
         assert len(trials) == 4 and {t.last_step for t in trials} == {50}  # each member to its end
@@ -92,7 +95,7 @@ def test_a_population_of_16_on_2_workers_trains_every_member_to_exactly_its_max_
         partial(objectives.toy_member, steps=40, pause=0.0, lr=pbt_toy.FIFTY_STEP_LEARNING_RATE),
         store=store, client=dask_client, name=f"sixteen-{synch}", metric="q", mode="max", seed=5,
         parameters=TOY, strategy={"name": "pbt", "population": 16, "ready": ready, "max_steps": max_steps,
-                                  "synch": synch}).wait(300)
+                                  "synch": synch}).wait(patience(300))
     assert search.state == "COMPLETED", search.message
     trials = store.trials(search.experiment_id)
     assert len(trials) == 16 and {(t.state, t.last_step) for t in trials} == {("COMPLETED", max_steps)}
@@ -119,7 +122,7 @@ def test_asha_promotion_pauses_trials_at_rungs_and_resumes_the_promoted_from_the
                          client=dask_client, name="promotion", metric="loss", trials=9, parallel=2,
                          parameters=RATES, strategy={"name": "fixed", "configs": configs},
                          early_stopping={"rule": "asha", "grace": 1, "reduction": 3, "max_t": 9,
-                                         "type": "promotion"}).wait(120)
+                                         "type": "promotion"}).wait(patience(120))
     assert search.state == "COMPLETED", search.message
     trials = sorted(store.trials(search.experiment_id), key=lambda t: t.trial_id)
     # rungs 1 and 3: the best floor(9/3) = 3 go on from rung 1, the best floor(3/3) = 1 from rung 3
@@ -167,7 +170,7 @@ def test_a_paused_trial_frees_its_worker_and_resumes_from_its_checkpoint(store, 
                                    if t.state == "COMPLETED"), None))
     with pytest.raises(PauseRefused, match=rf"trial {done} is COMPLETED: only a running or pending trial"):
         search.pause_trial(done)  # while the search still runs: another trial, or the paused one, is left
-    search.wait(120)
+    search.wait(patience(120))
     with pytest.raises(HpnbError, match=r"^search 'pause' is not running \(COMPLETED\)"):
         search.pause_trial(trial)
     assert search.state == "COMPLETED", search.message
@@ -204,7 +207,7 @@ def test_pausing_a_failed_trial_is_refused_naming_the_trial_and_its_state(store,
     with pytest.raises(PauseRefused, match=r"^trial 0 is FAILED, not PAUSED: there is nothing to resume"):
         search.resume_trial(0)
     search.stop()
-    search.wait(60)
+    search.wait(patience(60))
 
 
 def _running_with_checkpoint(store: Store, search: Any) -> int | None:

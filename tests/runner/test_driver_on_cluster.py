@@ -17,7 +17,7 @@ import pytest
 import hpnb
 from tests.objective_files import checkpointed_train
 from tests.runner import processes
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -56,7 +56,7 @@ def test_a_driver_on_the_cluster_outlives_its_starter_and_the_worker_that_ran_it
         os.kill(int(driver.rpartition(":")[2]), signal.SIGKILL)  # the worker process running the driver
         wait_until(lambda: search.record.driver not in (None, driver) and search.state == "RUNNING",
                    timeout=120, message="the driver started again on a worker")
-        assert search.wait(300).state == "COMPLETED", search.message
+        assert search.wait(patience(300)).state == "COMPLETED", search.message
         trials = search.store.trials(search.experiment_id)
         assert len(trials) == 10 and {t.state for t in trials} == {"COMPLETED"}
         steps = Counter((r.trial_id, r.step) for r in search.store.results(search.experiment_id))

@@ -27,7 +27,7 @@ from hpnb.testing import Call, Done, Hold, Lost, Report, ScriptedExecutor, Start
 from hpnb.testing.driver_commands import send
 from hpnb.testing.scripted_executor import checkpoint_of
 from tests.store_checks import duplicate_results
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 TRACEBACK = 'Traceback (most recent call last):\n  File "train.py", line 3\nValueError: lr too high'
 DIED = "the worker running this trial died"
@@ -355,7 +355,7 @@ def test_no_worker_slot_is_said_with_its_time_then_interrupts_the_search_with_it
     driver.start()
     watcher = threading.Thread(target=watch)
     watcher.start()
-    assert driver.ended.wait(10)
+    assert driver.ended.wait(patience(10))
     watcher.join()
     waiting = [text for text in said if text]
     assert waiting and re.fullmatch(r"waiting for workers: none since \d\d:\d\d", waiting[0])
@@ -384,7 +384,7 @@ def test_workers_coming_back_clear_the_waiting_message(store, monkeypatch):
     helper = threading.Thread(target=workers_come_back)
     driver.start()
     helper.start()
-    assert driver.ended.wait(15)
+    assert driver.ended.wait(patience(15))
     helper.join()
     assert seen[0].startswith("waiting for workers: none since") and seen[1] is None
     kinds = [e["kind"] for e in store.events(driver.experiment_id)]
@@ -410,6 +410,6 @@ def test_a_lost_worker_is_looked_for_at_once_and_its_return_used_before_the_next
     wait_until(lambda: len(executor.tasks(0)) == 2, timeout=10)
     assert driver.public.parallel == 2
     send(driver, "stop")
-    assert driver.ended.wait(10)
+    assert driver.ended.wait(patience(10))
     trials = sorted(store.trials(driver.experiment_id), key=lambda t: t.trial_id)
     assert (trials[0].state, trials[0].retries) == ("COMPLETED", 1)

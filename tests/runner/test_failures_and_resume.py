@@ -17,6 +17,7 @@ import hpnb
 from hpnb.core.store import Store
 from hpnb.core.summary import STALE_AFTER
 from tests.runner import objectives, processes
+from tests.waiting import patience
 
 ROOT = processes.ROOT
 
@@ -27,7 +28,7 @@ def test_a_worker_killed_mid_trial_is_retried_from_its_checkpoint(store, dask_cl
     search = hpnb.search(objective, name="crash", store=store, client=dask_client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 0.0}, {"x": 100.0}]},
                          parameters={"x": [0.0, 100.0]}, retries=2, parallel=1)
-    search.wait(120)
+    search.wait(patience(120))
     assert search.state == "COMPLETED", search.message
     for trial in store.trials(search.experiment_id):
         assert trial.state == "COMPLETED"
@@ -49,7 +50,7 @@ def test_a_trial_whose_worker_keeps_dying_fails_with_the_reason(store, dask_clie
 
     search = hpnb.search(dies, name="dies", store=store, client=dask_client, metric="loss", trials=1,
                          parameters={"x": [1.0]}, retries=1)
-    search.wait(120)
+    search.wait(patience(120))
     trial = store.trials(search.experiment_id)[0]
     assert trial.state == "FAILED"
     assert "worker" in trial.error and "died" in trial.error
@@ -66,7 +67,7 @@ def test_a_search_runs_on_dask_scheduler_and_worker_processes(store, tmp_path):
         search = hpnb.search(partial(objectives.quadratic, sleep=0.1), name="remote", store=store,
                              metric="loss", trials=8, parallel=2, parameters={"x": {"min": 0.0, "max": 1.0}},
                              resources={"cluster": address})
-        search.wait(120)
+        search.wait(patience(120))
         assert search.state == "COMPLETED", search.message
         trials = store.trials(search.experiment_id)
         assert len(trials) == 8 and {t.state for t in trials} == {"COMPLETED"}
@@ -102,13 +103,13 @@ def test_a_killed_driver_resumes_without_rerunning_completed_trials(tmp_path):
         completed_before = _wait_completed(store_path, "killed", at_least=4)
     finally:
         os.killpg(driver.pid, signal.SIGKILL)  # the driver and its local cluster, like a dead kernel
-        driver.wait(10)
+        driver.wait(patience(10))
     # its heartbeat stops: within three heartbeat intervals it reads INTERRUPTED from here
     processes.wait_for(lambda: hpnb.load("killed", store=store_path).state == "INTERRUPTED",
                        timeout=3 * STALE_AFTER)
     search = hpnb.resume("killed", partial(objectives.logged_run, log_dir=str(log_dir), sleep=0.05),
                          store=store_path)
-    search.wait(120)
+    search.wait(patience(120))
     assert search.state == "COMPLETED", search.message
     with Store(store_path, readonly=True) as store:
         trials = store.trials(search.experiment_id)
@@ -121,7 +122,7 @@ def test_a_killed_driver_resumes_without_rerunning_completed_trials(tmp_path):
     # the resumed strategy continued the seeded sequence: same params as an uninterrupted run
     fresh = hpnb.search(objectives.with_config, name="fresh", store=store_path, metric="loss", trials=12,
                         seed=3, strategy="random", parameters={"x": {"min": 0.0, "max": 1.0}},
-                        resources={"workers": 2}).wait(120)
+                        resources={"workers": 2}).wait(patience(120))
     with Store(store_path, readonly=True) as store:
         expected = [t.params for t in store.trials(fresh.experiment_id)]
     assert [t.params for t in trials] == expected

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 
 from hpnb.runner.graces import Graces
+from tests.waiting import patience
 
 FollowUp = Callable[[bool], None]
 
@@ -31,7 +32,7 @@ def test_a_condition_that_holds_is_followed_up_at_once_and_one_that_never_does_a
     graces.add(lambda: False, 3.0, then("never", 2))
     graces.add(flag.is_set, 60.0, then("flagged", 2))
     flag.set()
-    assert all_said.wait(10)
+    assert all_said.wait(patience(10))
     # the second wait did not queue behind the first one's grace
     assert said == [("flagged", True), ("never", False)]
 
@@ -49,7 +50,7 @@ def test_a_condition_that_raises_does_not_hold_and_a_failing_follow_up_spares_th
     graces.add(lambda: True, 60.0, fails)
     graces.add(broken, 0.2, then("broken", 2))
     graces.add(lambda: True, 60.0, then("fine", 2))
-    assert all_said.wait(10)
+    assert all_said.wait(patience(10))
     assert sorted(said) == [("broken", False), ("fine", True)]
 
 
@@ -58,7 +59,7 @@ def test_waits_added_after_the_thread_ended_still_run():
     graces = Graces()
     first = threading.Event()
     graces.add(lambda: True, 1.0, lambda held: first.set())
-    assert first.wait(10)
+    assert first.wait(patience(10))
     graces.add(lambda: True, 1.0, then("later", 1))
-    assert all_said.wait(10)
+    assert all_said.wait(patience(10))
     assert said == [("later", True)]

@@ -10,6 +10,7 @@ import pytest
 
 import hpnb
 from tests.runner import objectives
+from tests.waiting import patience
 
 RATES = {"rate": {"min": 0.0, "max": 1.0}}
 
@@ -18,7 +19,7 @@ def _search(store, dask_client, name: str, strategy: dict, early_stopping: dict)
     # a higher rate gives a lower loss from the first step on: low budgets tell the good ones apart
     return hpnb.search(partial(objectives.learning_curve, steps=9, pause=0.005), store=store,
                        client=dask_client, name=name, metric="loss", trials=36, parallel=2, seed=3,
-                       parameters=RATES, strategy=strategy, early_stopping=early_stopping).wait(240)
+                       parameters=RATES, strategy=strategy, early_stopping=early_stopping).wait(patience(240))
 
 
 def _check(store, search: hpnb.Search, name: str, rungs: set[int]) -> None:

@@ -9,6 +9,7 @@ import pytest
 import hpnb
 from hpnb.testing import pbt_toy
 from tests.runner import objectives
+from tests.waiting import patience
 
 RATES = {"rate": {"min": 0.0, "max": 1.0}}
 
@@ -27,7 +28,7 @@ def test_pbt_exploits_checkpoints_across_worker_processes(store, dask_client):
         parameters={"h0": {"min": 0.0, "max": 1.0}, "h1": {"min": 0.0, "max": 1.0}},
         strategy={"name": "pbt", "population": 2, "ready": 4, "explore": "resample",
                   "resample_probability": 1.0, "initial": [{"h0": 1.0, "h1": 0.0}, {"h0": 0.0, "h1": 0.6}]},
-    ).wait(180)
+    ).wait(patience(180))
     assert search.state == "COMPLETED", search.message
     assert len(store.trials(search.experiment_id)) == 2
     rows = store.results(search.experiment_id)

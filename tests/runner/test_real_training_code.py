@@ -9,7 +9,7 @@ import pytest
 
 import hpnb
 from tests.runner import training_code
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 cloudpickle.register_pickle_by_value(training_code)
 
@@ -24,7 +24,7 @@ def test_every_kind_of_number_training_code_produces_is_a_metric(store, dask_cli
     search = hpnb.search(partial(training_code.numpy_training, kind=kind), name=f"numbers-{kind}",
                          store=store, client=dask_client, metric="loss", strategy=_fixed(0.1, 0.5),
                          parameters={"x": [0.1, 0.5]})
-    search.wait(60)
+    search.wait(patience(60))
     assert search.state == "COMPLETED", search.message
     for trial in store.trials(search.experiment_id):
         assert trial.state == "COMPLETED", trial.error
@@ -40,7 +40,7 @@ def test_every_kind_of_number_training_code_produces_is_a_metric(store, dask_cli
 def test_an_objective_returning_a_numpy_scalar_completes(store, dask_client):
     search = hpnb.search(training_code.returns_numpy, name="returns-numpy", store=store, client=dask_client,
                          metric="loss", strategy=_fixed(0.1, 0.2, 0.3), parameters={"x": [0.1, 0.2, 0.3]})
-    search.wait(60)
+    search.wait(patience(60))
     assert search.state == "COMPLETED", search.message
     assert [t.state for t in store.trials(search.experiment_id)] == ["COMPLETED"] * 3
     # how soon: benchmarks/runner_numpy_metrics.py
@@ -55,7 +55,7 @@ def test_a_metric_that_is_not_a_number_fails_its_trial_with_a_clear_message(stor
                                                                              words):
     search = hpnb.search(objective, name="not-a-number", store=store, client=dask_client, metric="loss",
                          strategy=_fixed(0.1, 0.2), parameters={"x": [0.1, 0.2]}, max_failures=10)
-    search.wait(60)
+    search.wait(patience(60))
     trials = store.trials(search.experiment_id)
     assert [t.state for t in trials] == ["FAILED", "FAILED"]
     for trial in trials:
@@ -69,7 +69,7 @@ def test_any_exception_from_user_code_fails_the_trial_and_the_worker_lives(store
     search = hpnb.search(partial(training_code.raises, kind=kind), name=f"raises-{kind}", store=store,
                          client=dask_client, metric="loss", strategy=_fixed(0.1, 0.2, 0.3),
                          parameters={"x": [0.1, 0.2, 0.3]}, retries=2, max_failures=10)
-    search.wait(60)
+    search.wait(patience(60))
     trials = store.trials(search.experiment_id)
     assert [t.state for t in trials] == ["FAILED"] * 3
     for trial in trials:
@@ -88,7 +88,7 @@ def test_a_hung_trial_times_out_and_the_next_search_starts(store, dask_client):
     search = hpnb.search(training_code.hangs, name="hung", store=store, client=dask_client, metric="loss",
                          strategy=_fixed(0.1, 0.2), parameters={"x": [0.1, 0.2]}, trial_timeout="2s",
                          retries=0, max_failures=10)
-    assert search.wait(30).state == "FAILED", search.message
+    assert search.wait(patience(30)).state == "FAILED", search.message
     trials = store.trials(search.experiment_id)
     assert [t.state for t in trials] == ["FAILED", "FAILED"]
     for trial in trials:
@@ -97,7 +97,7 @@ def test_a_hung_trial_times_out_and_the_next_search_starts(store, dask_client):
     # benchmarks/hung_trials.py)
     follow = hpnb.search(training_code.returns_numpy, name="after-hung", store=store, client=dask_client,
                          metric="loss", strategy=_fixed(0.1, 0.2), parameters={"x": [0.1, 0.2]})
-    assert follow.wait(60).state == "COMPLETED", follow.message
+    assert follow.wait(patience(60)).state == "COMPLETED", follow.message
 
 
 @pytest.mark.slow
@@ -105,7 +105,7 @@ def test_a_timed_out_trial_is_retried_before_it_fails(store, dask_client):
     search = hpnb.search(partial(training_code.hangs, report_first=True), name="hung-retry", store=store,
                          client=dask_client, metric="loss", strategy=_fixed(0.1),
                          parameters={"x": [0.1]}, trial_timeout=1.5, retries=1)
-    search.wait(60)
+    search.wait(patience(60))
     trial = store.trials(search.experiment_id)[0]
     assert trial.state == "FAILED"
     assert trial.retries == 1

@@ -13,6 +13,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.store import NameTaken, Store
 from tests.runner import objectives
 from tests.runner.processes import wait_for
+from tests.waiting import patience
 
 X_SPACE = {"x": {"min": 0.0, "max": 1.0}}
 
@@ -28,7 +29,7 @@ def run(store: Store, objective, dask_client, name: str = "s", **spec):
 def test_search_returns_at_once_and_runs_every_trial(store, dask_client):
     search = run(store, partial(objectives.quadratic, sleep=0.05), dask_client, trials=6, parallel=2)
     assert search.state == "RUNNING" and search.is_live  # it returned while its trials run
-    search.wait(60)
+    search.wait(patience(60))
     assert search.state == "COMPLETED"
     trials = store.trials(search.experiment_id)
     assert [t.trial_id for t in trials] == list(range(6))
@@ -46,7 +47,7 @@ def test_search_returns_at_once_and_runs_every_trial(store, dask_client):
 @pytest.mark.slow
 def test_every_report_is_stored_once_and_in_order_under_load(store, dask_client):
     search = run(store, partial(objectives.flood, count=4000), dask_client, trials=4, parallel=2)
-    search.wait(120)
+    search.wait(patience(120))
     assert search.state == "COMPLETED"
     rows = store.results(search.experiment_id)
     assert len(rows) == 16_000
@@ -58,13 +59,13 @@ def test_every_report_is_stored_once_and_in_order_under_load(store, dask_client)
 
 @pytest.mark.slow
 def test_objective_may_take_one_config_dict(store, dask_client):
-    search = run(store, objectives.with_config, dask_client, trials=3).wait(60)
+    search = run(store, objectives.with_config, dask_client, trials=3).wait(patience(60))
     assert {t.state for t in store.trials(search.experiment_id)} == {"COMPLETED"}
 
 
 @pytest.mark.slow
 def test_objective_may_return_nothing_after_reporting(store, dask_client):
-    search = run(store, objectives.report_only, dask_client, trials=3).wait(60)
+    search = run(store, objectives.report_only, dask_client, trials=3).wait(patience(60))
     trials = store.trials(search.experiment_id)
     assert {t.state for t in trials} == {"COMPLETED"}
     assert all(t.value == pytest.approx(t.params["x"]) for t in trials)
@@ -72,10 +73,10 @@ def test_objective_may_return_nothing_after_reporting(store, dask_client):
 
 @pytest.mark.slow
 def test_a_name_is_not_reused_silently(store, dask_client):
-    run(store, objectives.with_config, dask_client, trials=1).wait(60)
+    run(store, objectives.with_config, dask_client, trials=1).wait(patience(60))
     with pytest.raises(NameTaken):
         run(store, objectives.with_config, dask_client, trials=1)
-    again = run(store, objectives.with_config, dask_client, trials=2, overwrite=True).wait(60)
+    again = run(store, objectives.with_config, dask_client, trials=2, overwrite=True).wait(patience(60))
     assert len(store.trials(again.experiment_id)) == 2
 
 
@@ -84,7 +85,7 @@ def test_a_free_slot_is_filled_the_moment_a_trial_ends(store, dask_client):
     space = {"x": [0.0, 1.0, 2.0, 3.0, 4.0], "duration": [0.1, 2.0]}
     configs = [{"x": 0.0, "duration": 2.0}] + [{"x": float(i)} for i in range(1, 5)]
     search = run(store, objectives.durations, dask_client, trials=5, parallel=2,
-                 parameters=space, strategy={"name": "fixed", "configs": configs}).wait(60)
+                 parameters=space, strategy={"name": "fixed", "configs": configs}).wait(patience(60))
     trials = {t.trial_id: t for t in store.trials(search.experiment_id)}
     assert trials[0].params["duration"] == 2.0
     # the short trials ran one after another on the other slot while trial 0 still ran
@@ -96,7 +97,7 @@ def test_stop_trial_stops_that_trial_only(store, dask_client):
     search = run(store, partial(objectives.sleepy, duration=3), dask_client, trials=2, parallel=2)
     wait_for(lambda: len(store.results(search.experiment_id)) > 4)
     search.stop_trial(0)
-    search.wait(60)
+    search.wait(patience(60))
     states = {t.trial_id: t.state for t in store.trials(search.experiment_id)}
     assert states == {0: "STOPPED", 1: "COMPLETED"}
 
@@ -107,7 +108,7 @@ def test_a_trial_that_never_reports_is_cancelled_after_a_stop(store, dask_client
     # a stop before the trial starts leaves it PENDING, for a resume: stop it once it runs
     wait_for(lambda: [t.state for t in store.trials(search.experiment_id)] == ["RUNNING"], 120)
     search.stop()
-    search.wait(30)
+    search.wait(patience(30))
     assert search.state == "STOPPED"
     assert store.trials(search.experiment_id)[0].state == "STOPPED"
 
@@ -116,10 +117,10 @@ def test_a_trial_that_never_reports_is_cancelled_after_a_stop(store, dask_client
 def test_extend_a_running_search_and_a_finished_one(store, dask_client):
     search = run(store, partial(objectives.sleepy, duration=0.5), dask_client, trials=2, parallel=2)
     search.extend(2)
-    search.wait(60)
+    search.wait(patience(60))
     assert len(store.trials(search.experiment_id)) == 4
     search.extend(3)
-    search.wait(60)
+    search.wait(patience(60))
     assert search.state == "COMPLETED"
     trials = store.trials(search.experiment_id)
     assert [t.trial_id for t in trials] == list(range(7))
@@ -128,7 +129,7 @@ def test_extend_a_running_search_and_a_finished_one(store, dask_client):
 
 @pytest.mark.slow
 def test_load_opens_a_stored_search_read_only(store, dask_client):
-    run(store, objectives.with_config, dask_client, trials=2).wait(60)
+    run(store, objectives.with_config, dask_client, trials=2).wait(patience(60))
     loaded = hpnb.load("s", store=store.path)
     assert not loaded.is_live and loaded.state == "COMPLETED"
     assert loaded.best["trial_id"] in (0, 1)

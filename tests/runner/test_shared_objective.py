@@ -15,7 +15,7 @@ import pytest
 import hpnb
 from hpnb.core.errors import HpnbError
 from tests.runner import objectives
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 X_SPACE = {"x": {"min": 0.0, "max": 1.0}}
 
@@ -37,7 +37,7 @@ def test_the_captured_data_is_unpickled_once_per_worker_whatever_the_number_of_t
     with warnings.catch_warnings(record=True) as warned:
         warnings.simplefilter("always")
         search = hpnb.search(objectives.uses_captured(data), name="shared", store=store, client=dask_client,
-                             metric="loss", parameters=X_SPACE, trials=16, parallel=2).wait(120)
+                             metric="loss", parameters=X_SPACE, trials=16, parallel=2).wait(patience(120))
     assert search.state == "COMPLETED", search.message
     # Dask's warning of data sent with every task is never seen
     assert not [w for w in warned if "large graph" in str(w.message)]
@@ -57,7 +57,7 @@ def test_workers_drop_the_copy_when_the_search_ends(store, dask_client):
         return x + len(payload) * 0.0
 
     search = hpnb.search(train, name="dropped", store=store, client=dask_client, metric="loss",
-                         parameters=X_SPACE, trials=4, parallel=2).wait(120)
+                         parameters=X_SPACE, trials=4, parallel=2).wait(patience(120))
     assert search.state == "COMPLETED", search.message
 
     def held() -> int:
@@ -83,7 +83,7 @@ def test_trials_after_every_holder_of_the_copy_died_fetch_it_anew_and_none_fails
                timeout=120)
     for pid in workers_pids(dask_client):  # every worker holding the copy, at once
         os.kill(pid, signal.SIGKILL)
-    search.wait(300)
+    search.wait(patience(300))
     assert search.state == "COMPLETED", search.message
     trials = store.trials(search.experiment_id)
     assert len(trials) == 12 and {t.state for t in trials} == {"COMPLETED"}

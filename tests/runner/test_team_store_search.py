@@ -10,7 +10,7 @@ import hpnb
 from hpnb.core.store import Store
 from tests.postgres import TestServer
 from tests.runner import objectives
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def test_a_server_restarted_mid_search_loses_no_result(postgres_server: TestServ
     with Store(url, readonly=True) as viewer:
         wait_until(lambda: viewer.result_count(search.experiment_id) >= 10, timeout=120)
         postgres_server.server.restart()  # every connection cut; back within a few seconds
-        search.wait(300)
+        search.wait(patience(300))
         record = viewer.experiment("through-a-restart")
         trials = viewer.trials(record.id)
         results = viewer.results(record.id)

@@ -20,6 +20,7 @@ from hpnb.core.trial_output import MAX_BYTES, MAX_LINES
 from tests.core.store.test_store_trial_logs import stored_bytes
 from tests.runner import printing
 from tests.runner.processes import ROOT
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(printing)
 
@@ -43,7 +44,7 @@ def test_two_trials_printing_at_once_in_one_process_keep_their_own_output(store,
     search = hpnb.search(printing.chatty, name="chatty", store=store, client=one_process_two_threads,
                          metric="loss", strategy=_fixed("tag", "alpha", "beta"),
                          parameters={"tag": ["alpha", "beta"]}, parallel=2)
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     first, second = store.trials(search.experiment_id)
     assert first.start < second.end and second.start < first.end, "the trials did not run at once"
     for trial, tag, other in ((first, "alpha", "beta"), (second, "beta", "alpha")):
@@ -60,7 +61,7 @@ def test_two_trials_printing_at_once_in_one_process_keep_their_own_output(store,
 def test_a_flood_and_a_100_mb_line_keep_the_limits_and_memory_flat(store, dask_client):
     search = hpnb.search(printing.floods, name="flood", store=store, client=dask_client, metric="loss",
                          strategy=_fixed("lines", 5000), parameters={"lines": [5000]})
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     log = search.logs(0)
     lines = log.stdout.splitlines()
     assert len(log.stdout.encode()) <= MAX_BYTES and len(lines) <= MAX_LINES
@@ -77,7 +78,7 @@ def test_a_flood_and_a_100_mb_line_keep_the_limits_and_memory_flat(store, dask_c
 def test_binary_garbage_is_kept_readable(store, dask_client):
     search = hpnb.search(printing.garbage, name="garbage", store=store, client=dask_client, metric="loss",
                          trials=1, parameters={})
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     log = search.logs(0)
     assert log.stdout.endswith("readable end\n")
     assert "\ufffd" in log.stdout
@@ -91,7 +92,7 @@ def test_binary_garbage_is_kept_readable(store, dask_client):
 def test_a_failed_trial_keeps_what_it_printed_and_its_traceback(store, dask_client):
     search = hpnb.search(printing.fails_after_printing, name="fails", store=store, client=dask_client,
                          metric="loss", strategy=_fixed("x", 0.5), parameters={"x": [0.5]}, max_failures=5)
-    search.wait(120)
+    search.wait(patience(120))
     log = search.logs(0)
     assert log.state == "FAILED"
     assert log.stdout == "about to fail with x=0.5\n"
@@ -109,7 +110,7 @@ def test_a_stopped_trial_keeps_what_it_printed_until_it_stopped(store, dask_clie
         assert time.monotonic() < deadline, "the trial did not report"
         time.sleep(0.05)
     search.stop_trial(0)
-    search.wait(60)
+    search.wait(patience(60))
     log = search.logs(0)
     assert log.state == "STOPPED" and log.traceback is None
     steps = [int(line.split()[1]) for line in log.stdout.splitlines()]
@@ -122,7 +123,7 @@ def test_a_trial_that_does_not_return_keeps_what_it_printed_until_then(store, da
     search = hpnb.search(partial(printing.hangs_after_printing, seconds=8.0), name="stuck", store=store,
                          client=dask_client, metric="loss", strategy=_fixed("x", 0.25),
                          parameters={"x": [0.25]}, trial_timeout="1s", retries=0, max_failures=5)
-    search.wait(120)
+    search.wait(patience(120))
     log = search.logs(0)
     assert log.state == "FAILED" and "ran longer than 1s" in log.traceback
     assert log.stdout == "before the hang x=0.25\n"
@@ -135,7 +136,7 @@ def test_an_unknown_trial_id_is_named_with_the_ids_there_are(store, dask_client)
     search = hpnb.search(printing.fails_after_printing, name="few", store=store, client=dask_client,
                          metric="loss", strategy=_fixed("x", 0.1, 0.2), parameters={"x": [0.1, 0.2]},
                          max_failures=5)
-    search.wait(120)
+    search.wait(patience(120))
     with pytest.raises(hpnb.HpnbError, match=r"search 'few' has no trial 5; its trials are 0 to 1"):
         search.logs(5)
 
@@ -144,7 +145,7 @@ def test_an_unknown_trial_id_is_named_with_the_ids_there_are(store, dask_client)
 def test_hpnb_show_trial_prints_the_log(store, dask_client):
     search = hpnb.search(printing.fails_after_printing, name="cli-log", store=store, client=dask_client,
                          metric="loss", strategy=_fixed("x", 0.75), parameters={"x": [0.75]}, max_failures=5)
-    search.wait(120)
+    search.wait(patience(120))
     command = [sys.executable, "-m", "hpnb", "show", "cli-log", "--trial", "0", "--store", str(store.path)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     shown = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)

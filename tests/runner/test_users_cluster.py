@@ -16,6 +16,7 @@ import hpnb
 from hpnb.jupyter.dashboard import data as dashboard_data
 from hpnb.jupyter.dashboard import widgets
 from tests.runner import objectives, processes, training_code
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(training_code)
 
@@ -37,7 +38,7 @@ def users_client(tmp_path: Path) -> Iterator[Client]:
             client.close()
         for process in started:  # a worker whose thread is stuck in user code does not end politely
             process.kill()
-            process.wait(20)
+            process.wait(patience(20))
 
 
 @pytest.mark.slow
@@ -47,7 +48,7 @@ def test_a_lost_worker_resumes_from_the_checkpoint_whatever_allowed_failures_is(
     search = hpnb.search(objective, name="users-crash", store=store, client=users_client, metric="loss",
                          strategy={"name": "fixed", "configs": [{"x": 0.0}]}, parameters={"x": [0.0]},
                          retries=2)
-    assert search.wait(120).state == "COMPLETED", search.message
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
     trial = store.trials(search.experiment_id)[0]
     assert trial.state == "COMPLETED"
     assert trial.retries == 1
@@ -63,7 +64,7 @@ def test_a_stuck_thread_on_the_users_cluster_is_named_and_its_slot_written_off(s
     hung = hpnb.search(training_code.hangs, name="users-hung", store=store, client=users_client,
                        metric="loss", strategy={"name": "fixed", "configs": [{"x": 0.1}]},
                        parameters={"x": [0.1]}, trial_timeout="1s", retries=0)
-    assert hung.wait(30).state == "FAILED"
+    assert hung.wait(patience(30)).state == "FAILED"
     stuck_worker = store.trials(hung.experiment_id)[0].worker
     assert stuck_worker and stuck_worker in hung.message
     assert "stuck thread" in hung.message
@@ -79,6 +80,6 @@ def test_a_stuck_thread_on_the_users_cluster_is_named_and_its_slot_written_off(s
                         metric="loss",
                         strategy={"name": "fixed", "configs": [{"x": x} for x in (0.1, 0.2, 0.4)]},
                         parameters={"x": [0.1, 0.2, 0.4]})
-    assert after.wait(60).state == "COMPLETED", after.message
+    assert after.wait(patience(60)).state == "COMPLETED", after.message
     workers = {t.worker for t in store.trials(after.experiment_id)}
     assert stuck_worker not in workers

@@ -18,7 +18,7 @@ import hpnb
 from hpnb.cli import main as cli_main
 from hpnb.core.summary import store_summaries
 from tests.runner import objectives, processes
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -48,7 +48,7 @@ def bare_cluster(tmp_path: Path) -> Iterator[tuple[Client, str, list]]:
             client.close()
         for process in started:
             process.kill()
-            process.wait(20)
+            process.wait(patience(20))
 
 
 def message_of(store, name: str) -> str:
@@ -73,14 +73,14 @@ def test_a_cluster_without_workers_is_said_then_interrupts_the_search_which_resu
     assert cli_main(["show", "orphaned", "--store", str(store.path)]) == 0
     assert "waiting for workers: none since" in capsys.readouterr().out
 
-    assert search.wait(120).state == "INTERRUPTED"
+    assert search.wait(patience(120)).state == "INTERRUPTED"
     assert "resources.wait_for_workers" in search.message and "waiting for workers" in search.message
     trials = store.trials(search.experiment_id)
     assert "FAILED" not in {t.state for t in trials}
 
     started += [bare_worker(address, tmp_path, i) for i in range(2, 4)]
     client.wait_for_workers(2, timeout=60)
-    resumed = hpnb.resume("orphaned", objective, store=store, client=client).wait(300)
+    resumed = hpnb.resume("orphaned", objective, store=store, client=client).wait(patience(300))
     assert resumed.state == "COMPLETED", resumed.message
     trials = store.trials(resumed.experiment_id)
     assert len(trials) == 8 and {t.state for t in trials} == {"COMPLETED"}
@@ -105,5 +105,5 @@ def test_hpnbs_own_local_cluster_gets_back_every_worker_killed_and_every_nanny_c
     wait_until(lambda: len(client.scheduler_info(n_workers=-1)["workers"]) == 3, timeout=60)
     assert time.monotonic() - closed <= 30
     search = hpnb.search(objectives.with_config, name="healed", store=store, client=client, metric="loss",
-                         parameters=X_SPACE, trials=6).wait(120)
+                         parameters=X_SPACE, trials=6).wait(patience(120))
     assert search.state == "COMPLETED", search.message

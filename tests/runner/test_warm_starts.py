@@ -12,6 +12,7 @@ import pytest
 import hpnb
 from hpnb.core.errors import SpecError
 from tests.runner import objectives
+from tests.waiting import patience
 
 SPACE = {"x": {"min": 0.0, "max": 1.0}, "y": {"type": "int", "min": 0, "max": 2}}
 
@@ -21,9 +22,9 @@ def test_extending_a_finished_search_does_not_run_its_enqueued_configurations_ag
     spec = {"metric": "loss", "strategy": "random", "seed": 0, "parameters": SPACE, "trials": 3,
             "enqueue": [{"x": 0.5, "y": 1}]}
     search = hpnb.search(objectives.quadratic, spec, name="extended", store=store,
-                         client=dask_client).wait(60)
+                         client=dask_client).wait(patience(60))
     search.extend(3)
-    search.wait(60)
+    search.wait(patience(60))
     params = [t.params for t in store.trials(search.experiment_id)]
     assert len(params) == 6 and params.count({"x": 0.5, "y": 1}) == 1
 
@@ -37,12 +38,13 @@ def test_a_warm_started_search_learns_the_other_and_says_what_it_dropped(store, 
     old_space = {**SPACE, "momentum": {"min": 0.5, "max": 0.99}}
     old = {"metric": "loss", "strategy": "random", "seed": 1, "parameters": old_space, "trials": 30}
     hpnb.search(lambda x, y, momentum: _distance_objective(x, y), old, name="old", store=store,
-                client=dask_client).wait(120)
+                client=dask_client).wait(patience(120))
     new = {"metric": "loss", "strategy": "tpe", "seed": 0, "parameters": SPACE, "trials": 8,
            "warm_start": {"from": "old"}}
     cold = hpnb.search(_distance_objective, {**new, "warm_start": None}, name="cold", store=store,
-                       client=dask_client).wait(120)
-    warm = hpnb.search(_distance_objective, new, name="warm", store=store, client=dask_client).wait(120)
+                       client=dask_client).wait(patience(120))
+    warm = hpnb.search(_distance_objective, new, name="warm", store=store,
+                       client=dask_client).wait(patience(120))
     printed = capsys.readouterr().out
     assert "warm start from 'old': learns 30 completed trials; dropped 30 values of momentum" in printed
     losses = {s.name: [t.value for t in store.trials(s.experiment_id)] for s in (cold, warm)}
@@ -67,7 +69,7 @@ def test_a_bad_warm_start_is_refused_before_anything_is_stored(store, spec, path
 def test_an_unknown_warm_start_in_yaml_names_its_line(store, dask_client):
     text = "metric: loss\nstrategy: tpe\nwarm_start:\n  from: nowher\nparameters:\n  x: {min: 0, max: 1}\n"
     hpnb.search(objectives.quadratic, {"metric": "loss", "parameters": SPACE, "trials": 1}, name="nowhere",
-                store=store, client=dask_client).wait(60)
+                store=store, client=dask_client).wait(patience(60))
     with pytest.raises(SpecError) as info:
         hpnb.search(objectives.quadratic, text, name="new", store=store, client=dask_client)
     assert info.value.line == 4 and "did you mean 'nowhere'" in str(info.value)

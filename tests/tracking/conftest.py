@@ -15,6 +15,7 @@ import pytest
 
 from hpnb.core.store import Store
 from tests.tracking import objectives
+from tests.waiting import patience
 
 cloudpickle.register_pickle_by_value(objectives)
 
@@ -48,7 +49,7 @@ def start_mlflow(folder: Path, port: int) -> subprocess.Popen[bytes]:
 def stop_mlflow(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
-        process.wait(20)
+        process.wait(patience(20))
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()

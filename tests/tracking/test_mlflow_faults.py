@@ -13,6 +13,7 @@ from hpnb.cli import main
 from hpnb.tracking import TrackingError, TrackingWarning
 from tests.tracking import objectives
 from tests.tracking.conftest import free_port
+from tests.waiting import patience
 
 SPACE = {"lr": [0.1, 0.2]}
 
@@ -40,7 +41,7 @@ def test_unreachable_mlflow_warns_once_the_search_runs_and_export_sends_it_later
                              tracking={"mlflow": {"uri": down, "experiment": "hpnb-offline"}})
     said = [w for w in caught if issubclass(w.category, TrackingWarning)]
     assert len(said) == 1 and "cannot be reached" in str(said[0].message)
-    search.wait(120)
+    search.wait(patience(120))
     assert search.state == "COMPLETED"
     events = [e for e in store.events(search.experiment_id) if e["kind"] == "tracking_unsent"]
     assert len(events) == 1
@@ -64,7 +65,7 @@ def test_long_values_odd_names_and_a_deleted_experiment_are_handled(store, dask_
     long_note = "n" * 7000
     search = hpnb.search(objectives.curve, name="odd", store=store, client=dask_client, metric="loss",
                          strategy="grid", parameters={"lr": [0.1], "note": long_note})
-    search.wait(120)
+    search.wait(patience(120))
     assert main(["export", "odd", "--store", str(store.path), "--mlflow", mlflow_uri,
                  "--mlflow-experiment", "hpnb-deleted"]) == 0
     exp = client.get_experiment_by_name("hpnb-deleted")

@@ -11,6 +11,7 @@ from mlflow.tracking import MlflowClient
 import hpnb
 from hpnb.cli import main
 from tests.tracking import objectives
+from tests.waiting import patience
 
 SPACE = {"lr": [0.1, 0.2, 0.3, 5.0]}
 
@@ -32,7 +33,7 @@ def test_a_search_lands_in_mlflow_as_a_parent_run_with_nested_trial_runs(store, 
     search = hpnb.search(partial(objectives.curve, fail_above=1.0), name="live-grid", store=store,
                          client=dask_client, metric="loss", strategy="grid", parameters=SPACE, parallel=2,
                          retries=0, tracking={"mlflow": {"uri": mlflow_uri, "experiment": "hpnb-live"}})
-    search.wait(120)
+    search.wait(patience(120))
     assert search.state == "COMPLETED"
     client = MlflowClient(mlflow_uri)
     parent, trials = search_runs(client, "hpnb-live")
@@ -72,10 +73,10 @@ def test_a_resumed_search_and_a_re_export_continue_the_same_runs(store, dask_cli
     first = hpnb.search(objectives.curve, name="resumed", store=store, client=dask_client, metric="loss",
                         strategy="random", seed=1, trials=2, parameters={"lr": {"min": 0.0, "max": 1.0}},
                         tracking=tracking)
-    first.wait(120)
+    first.wait(patience(120))
     store.update_experiment(first.experiment_id, budget=4)
     again = hpnb.resume("resumed", objectives.curve, store=store, client=dask_client)
-    again.wait(120)
+    again.wait(patience(120))
     assert again.state == "COMPLETED"
     client = MlflowClient(mlflow_uri)
     parent, trials = search_runs(client, "hpnb-resume")
@@ -100,7 +101,7 @@ def test_several_objectives_log_the_pareto_front_on_the_parent(store, dask_clien
                          metrics=[{"name": "loss", "mode": "min"}, {"name": "cost", "mode": "min"}],
                          strategy="grid", parameters={"lr": [0.1, 0.5, 0.9]},
                          tracking={"mlflow": {"uri": mlflow_uri, "experiment": "hpnb-front"}})
-    search.wait(120)
+    search.wait(patience(120))
     client = MlflowClient(mlflow_uri)
     parent, _ = search_runs(client, "hpnb-front")
     assert sorted(parent.data.tags["hpnb.pareto_front"].split(",")) == ["0", "1", "2"]

@@ -11,6 +11,7 @@ from tensorboard.plugins.hparams import api_pb2, metadata
 
 import hpnb
 from tests.tracking import objectives
+from tests.waiting import patience
 
 
 def read(folder: str) -> EventAccumulator:
@@ -26,7 +27,7 @@ def test_each_trial_is_a_run_with_its_curves_and_the_hparams_summaries(store, da
     search = hpnb.search(objectives.curve, name="tb", store=store, client=dask_client, metric="loss",
                          strategy="grid", parameters={"lr": [0.1, 0.4, 5.0], "opt": ["sgd"]}, retries=0,
                          tracking={"tensorboard": str(folder)})
-    search.wait(120)
+    search.wait(patience(120))
     top = read(str(folder))
     experiment = metadata.parse_experiment_plugin_data(
         top.SummaryMetadata(metadata.EXPERIMENT_TAG).plugin_data.content)

@@ -15,6 +15,7 @@ from hpnb.core.errors import HpnbError
 from hpnb.core.store import ExperimentRecord, ReadOnlyStore, ResultRow, Store, StoreError, StoreUnreachable
 from hpnb.core.store.search_lock import ServerSearchLock
 from tests.postgres import TestServer
+from tests.waiting import patience
 
 NewExperiment = Callable[..., ExperimentRecord]
 
@@ -137,7 +138,7 @@ def _take_and_hold(url: str, experiment_id: int, held: multiprocessing.Event,  #
     with Store(url) as store:
         lock = ServerSearchLock.take(store, experiment_id)
         held.set()  # type: ignore[attr-defined]
-        release.wait(60)  # type: ignore[attr-defined]
+        release.wait(patience(60))  # type: ignore[attr-defined]
         lock.release()
 
 
@@ -153,7 +154,7 @@ def test_two_drivers_never_hold_one_search_across_processes(
         other = context.Process(target=_take_and_hold, args=(url, exp.id, held, release))
         other.start()
         try:
-            assert held.wait(60)
+            assert held.wait(patience(60))
             with pytest.raises(HpnbError, match="already driven by gpu-7:4242"):
                 ServerSearchLock.take(store, exp.id, "mlp-lr")
         finally:

@@ -9,6 +9,7 @@ from pytest_jupyter.jupyter_server import *  # noqa: F403  (fixtures and the asy
 
 from tests.jupyter.server.sample_store import SampleStore, start_search, write_sample_store
 from tests.local_cluster import shared_local_client
+from tests.waiting import patience
 
 
 @pytest.fixture
@@ -29,6 +30,6 @@ def finished_search(tmp_path_factory: pytest.TempPathFactory, local_clusters: No
     """A real search of 4 trials, run to completion into its own store file."""
     path = tmp_path_factory.mktemp("real-search") / "hpnb.sqlite"
     search = start_search(path, shared_local_client(), "real-search", trials=4, steps=5, pause=0.0)
-    search.wait(120)
+    search.wait(patience(120))
     assert search.state == "COMPLETED", search.message
     return search

@@ -19,7 +19,7 @@ from hpnb.core.store import Store
 from hpnb.jupyter.server.command_route import COMMAND_WAIT
 from tests.local_cluster import shared_local_client
 from tests.runner import resumable
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -73,7 +73,7 @@ class TestLiveSearch:
         yield search
         if search.is_live:
             search.stop()
-        search.wait(60)
+        search.wait(patience(60))
 
     @pytest.fixture
     def jp_server_config(self, live_search: hpnb.Search) -> dict[str, object]:
@@ -115,7 +115,7 @@ class TestLiveSearch:
         ended = json.loads(response.body)
         assert (response.code, ended["kind"], ended["state"]) == (200, "stop", "done")
         assert ended["reply"].startswith("search 'steered' stops")
-        assert search.wait(120).state == "STOPPED"
+        assert search.wait(patience(120)).state == "STOPPED"
         sent = search.store.events(search.experiment_id)
         sources = [e["data"]["source"] for e in sent if e["kind"] in ("pause_trial", "extend", "stop")]
         assert sources == ["lab", "lab", "lab"]
