@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.jupyter.kernel_session import hpnb_kernel
+from tests.waiting import patience
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +54,7 @@ def test_a_cell_search_resumes_from_a_folder_checkpoint_and_keeps_its_artifacts(
     assert kernel.run("print(hpnb.current_trial())").strip() == "None"  # outside a search
     reply, _ = kernel.execute(CELL)
     assert reply["content"]["status"] == "ok"
-    kernel.run("folders.wait(patience(120))")
+    kernel.run(f"folders.wait({patience(120):g})")
     seen = json.loads(kernel.run(
         "rows = folders.history\n"
         "print(json.dumps({'state': folders.state, 'steps': rows['step'].tolist(),\n"

@@ -13,7 +13,7 @@ import pytest
 
 from hpnb.core.store import Store
 from tests.jupyter.kernel_session import KernelSession, hpnb_kernel
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -119,7 +119,7 @@ def test_a_cold_kernels_first_cell_replies_while_its_cluster_starts_then_goes_li
     notes = [state["value"] for _, state in kernel.widget_comms("HTMLModel") if DRAWING in state["value"]]
     assert notes and plots and shown < plots[0]
 
-    kernel.run("cold.wait(patience(120))")
+    kernel.run(f"cold.wait({patience(120):g})")
     assert kernel.run("print(cold.state, len(cold.results))").split() == ["COMPLETED", "4"]
     titles = _titles_until(kernel, "cold", "COMPLETED")
     starting = [i for i, title in enumerate(titles) if STARTING in title]
@@ -141,7 +141,7 @@ def test_two_cells_share_one_cluster_and_a_rerun_cell_shows_its_search(kernel: K
     assert "'first' runs already with this spec" in rerun_live
     assert kernel.run("print(first.experiment_id)") == experiment
 
-    kernel.run("first.wait(patience(120)); second.wait(patience(120))")
+    kernel.run(f"first.wait({patience(120):g}); second.wait({patience(120):g})")
     rerun_done = kernel.run(cell("first", steps=60))
     assert "'first' ran already with this spec (COMPLETED)" in rerun_done
     assert kernel.run("print(first.experiment_id)") == experiment
@@ -168,7 +168,7 @@ def test_a_cluster_that_cannot_start_fails_the_search_with_its_error(
 
     assert reply["content"]["status"] == "ok"
     assert _stored(tmp_path, "nowhere")[:2] == ("RUNNING", f"connecting to the Dask scheduler at {address}")
-    kernel.run("nowhere.wait(patience(120))")
+    kernel.run(f"nowhere.wait({patience(120):g})")
     assert kernel.run("print(nowhere.state)").strip() == "FAILED"
     message = kernel.run("print(nowhere.message)")
     assert f"no Dask scheduler answers at {address}" in message
@@ -184,6 +184,6 @@ def test_a_stop_while_the_cluster_starts_ends_the_search_before_any_trial(
 
     kernel.run("halted.stop()")  # the cluster is still starting: no trial will run
 
-    kernel.run("halted.wait(patience(120))")
+    kernel.run(f"halted.wait({patience(120):g})")
     assert kernel.run("print(halted.state)").strip() == "STOPPED"
     assert _stored(tmp_path, "halted") == ("STOPPED", "stopped by the user", 0)

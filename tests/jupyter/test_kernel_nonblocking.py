@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.jupyter.kernel_session import KernelSession, hpnb_kernel
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +67,7 @@ def test_the_cell_returns_at_once_and_the_kernel_answers_while_results_stream(ke
 
     wait_until(answered_while_500_more_were_stored, 60, "500 more results stored while the kernel answers")
     assert kernel.run("print(latency.state)").strip() == "RUNNING", "the search ended before asking did"
-    kernel.run("latency.stop(); latency.wait(patience(60))")
+    kernel.run(f"latency.stop(); latency.wait({patience(60):g})")
 
 
 def test_progress_reaches_the_front_end_as_widget_updates(kernel: KernelSession) -> None:
@@ -90,7 +90,7 @@ def test_a_click_on_stop_stops_the_search(kernel: KernelSession) -> None:
 
     kernel.click(comm_id)
 
-    kernel.run("clicked.wait(patience(60))")
+    kernel.run(f"clicked.wait({patience(60):g})")
     assert kernel.run("print(clicked.state)").strip() == "STOPPED"
     done = int(kernel.run("print(len(clicked.results))"))
     assert done < 20

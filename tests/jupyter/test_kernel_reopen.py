@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 import hpnb
 from hpnb.core.summary import STALE_AFTER
 from tests.jupyter.kernel_session import KernelSession
-from tests.waiting import wait_until
+from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +55,7 @@ def test_a_search_interrupted_by_a_kernel_restart_shows_and_resumes(tmp_path: Pa
         assert kernel.run("print(repr(d.controls.resume.layout.display))").strip() == "''"  # visible
 
         # the objective named in the stored cell (`train`) is taken from this kernel's namespace
-        kernel.run("d.controls.resume.click(); d.search.wait(patience(120))")
+        kernel.run(f"d.controls.resume.click(); d.search.wait({patience(120):g})")
         assert kernel.run("print(d.search.state)").strip() == "COMPLETED"
         assert kernel.run("print(len(d.search.results))").strip() == "4"
         text = kernel.run("print(d._repr_mimebundle_()['text/plain'])")

@@ -15,6 +15,7 @@ import pytest
 
 from hpnb.core.trial_output import MAX_LINES
 from tests.jupyter.kernel_session import KernelSession
+from tests.waiting import patience
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +54,7 @@ def test_a_flooding_trial_in_the_kernel_process_never_prints_in_a_cell(kernel):
         assert reply["content"]["status"] == "ok"
         answered += 1
     assert answered >= 10, "the search ended before the kernel was asked anything"
-    state = kernel.run("print(search.wait(patience(60)).state)").strip()
+    state = kernel.run(f"print(search.wait({patience(60):g}).state)").strip()
     assert state == "COMPLETED", kernel.run("print(search.message); print(search.results.to_dict('records'))")
     assert kernel.run("print('the notebook prints as before')") == "the notebook prints as before\n"
 
