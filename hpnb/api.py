@@ -149,9 +149,9 @@ def _probe_checkpoint_store(opened: Store, parsed: ExperimentSpec, name: str) ->
     Raises:
         CheckpointStoreError: the store cannot be reached or written (naming it and why).
     """
-    from hpnb.runner.checkpoint_store import CheckpointStore, search_location
+    from hpnb.runner.checkpoint_store import probe_store, search_location
 
-    CheckpointStore(search_location(opened.path, name, 0, 0.0, parsed.to_dict())).probe()
+    probe_store(search_location(opened.path, name, 0, 0.0, parsed.to_dict()))
 
 
 def _announce_warm_start(opened: Store, parsed: ExperimentSpec, name: str, text: str | None) -> None:

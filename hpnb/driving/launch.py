@@ -34,21 +34,19 @@ from hpnb.core.summary import HEARTBEAT_INTERVAL
 from hpnb.core.trial import ExperimentState
 from hpnb.core.warm_start import warm_start_trials
 from hpnb.driving.driver_parts import adaptive_parallel, make_stopping_rule, make_strategy
-from hpnb.runner.checkpoint_reach import unreachable_message, workers_problem
 from hpnb.runner.checkpoint_store import (
     CheckpointLocation,
     CheckpointStore,
     CheckpointStoreError,
     search_location,
 )
-from hpnb.runner.driver import Driver
 from hpnb.runner.lease import Lease, take_driver_lease
-from hpnb.runner.recovery import recover
-from hpnb.tracking import start_tracking
 from hpnb.tracking.background import Tracking
 
 if TYPE_CHECKING:
     from distributed import Client
+
+    from hpnb.runner.driver import Driver
 
 _held = threading.local()
 
@@ -172,6 +170,8 @@ class Launch:
             if raise_errors:
                 raise
             return
+        from hpnb.tracking import start_tracking
+
         self.tracking = start_tracking(self.store, self.experiment_id, self.name, self.spec)
         with self._lock:
             driver.start()
@@ -203,6 +203,8 @@ class Launch:
         default folder unseen by them is recorded with the search."""
         if self.client is None and self.spec.resources.cluster == "local":
             return
+        from hpnb.runner.checkpoint_reach import unreachable_message, workers_problem
+
         problem = workers_problem(connection.client, location)
         if problem is None:
             return
@@ -213,8 +215,11 @@ class Launch:
         self.store.add_event(self.experiment_id, "checkpoint_store_unreachable", {"message": message})
 
     def _driver_on(self, connection: Connection, lease: Lease, location: CheckpointLocation) -> Driver:
-        """The driver of the search on ``connection``, rebuilt from what the store holds."""
+        """The driver of the search on ``connection``, rebuilt from what the store holds (in the
+        start's thread: the runner is imported there, not in the cell that starts the search)."""
         from hpnb.runner.dask_executor import DaskExecutor
+        from hpnb.runner.driver import Driver
+        from hpnb.runner.recovery import recover
 
         record = self.store.experiment(self.name)
         parallel = record.parallel or self.spec.parallel or adaptive_parallel(self.spec)

@@ -59,7 +59,7 @@ def show(name: str, *, store: StoreLike = None, display: bool = False) -> Dashbo
     """
     from hpnb.jupyter import warmup
 
-    warmup.wait()
-    from hpnb.jupyter.show import show as show_dashboard
+    with warmup.cell():
+        from hpnb.jupyter.show import show as show_dashboard
 
-    return show_dashboard(name, store=store, display=display)
+        return show_dashboard(name, store=store, display=display)

@@ -115,8 +115,8 @@ def parse_cell_spec(body: str, overrides: Mapping[str, Any]) -> ExperimentSpec:
 
 def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell,
                     source: str | None = None) -> None:
-    """Validate a ``%%hpsearch`` cell, start its search and display its dashboard."""
-    warmup.wait()
+    """Validate a ``%%hpsearch`` cell, start its search and display its dashboard (within
+    :func:`warmup.cell`, which the magic enters)."""
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other: choose one")
     if args.out is not None:

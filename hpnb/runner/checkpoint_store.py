@@ -168,10 +168,7 @@ class CheckpointStore:
             self.put_probe(probe)
             self.fs.rm_file(self.path(probe))
         except Exception as err:  # any backend's error: say which store and why
-            raise CheckpointStoreError(
-                f"checkpoints.store: cannot write to {self.location.url!r} ({type(err).__name__}: {err}); "
-                "give a folder or an fsspec URL (s3://bucket/prefix) that this process and every "
-                "worker can write") from err
+            raise unwritable(self.location, err) from err
 
     def put_probe(self, relative: str) -> None:
         """Write a small file at ``relative`` (a path under the store's root)."""
@@ -370,6 +367,37 @@ class CheckpointStore:
             _replace_atomically(path, lambda tmp: Path(tmp).write_bytes(data))
         else:
             self.fs.pipe_file(path, data)
+
+
+def probe_store(location: CheckpointLocation) -> None:
+    """Write and delete a small file in ``location``'s store (as :meth:`CheckpointStore.probe`): a
+    folder of this machine's is probed without loading fsspec (a notebook cell checks it before it
+    returns).
+
+    Raises:
+        CheckpointStoreError: the store cannot be written, naming it and why.
+
+    Example:
+        >>> import tempfile
+        >>> probe_store(CheckpointLocation(tempfile.mkdtemp(), "s-1"))
+    """
+    if "://" in location.url:
+        CheckpointStore(location).probe()
+        return
+    probe = os.path.join(os.path.expanduser(location.url), f".hpnb-probe-{secrets.token_hex(8)}")
+    try:
+        _replace_atomically(probe, lambda tmp: Path(tmp).write_bytes(b"hpnb"))
+        os.unlink(probe)
+    except Exception as err:
+        raise unwritable(location, err) from err
+
+
+def unwritable(location: CheckpointLocation, err: BaseException) -> CheckpointStoreError:
+    """The error for a store that cannot be written: which store and why."""
+    return CheckpointStoreError(
+        f"checkpoints.store: cannot write to {location.url!r} ({type(err).__name__}: {err}); "
+        "give a folder or an fsspec URL (s3://bucket/prefix) that this process and every "
+        "worker can write")
 
 
 def _replace_atomically(path: str, write: Callable[[str], Any]) -> None:
