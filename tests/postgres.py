@@ -53,6 +53,12 @@ def postgres_server_fixture() -> Iterator[TestServer]:
         folder = os.environ.get("HPNB_TEST_POSTGRES_DIR")
         yield TestServer(given, PostgresServer.of_folder(folder) if folder else None)
         return
+    yield from own_postgres_server()
+
+
+def own_postgres_server() -> Iterator[TestServer]:
+    """A server started for the caller alone: the tests that stop and start their server use one,
+    so that the other test processes' connections to the shared server are never cut."""
     if postgres_bindir() is None:
         reason = "no PostgreSQL server: set HPNB_TEST_POSTGRES or install postgresql"
         if os.environ.get("CI"):

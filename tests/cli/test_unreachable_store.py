@@ -9,14 +9,22 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hpnb.core.store import Store
 from hpnb.testing.postgres_server import PostgresServer
-from tests.postgres import TestServer
+from tests.postgres import TestServer, own_postgres_server
 from tests.waiting import patience, wait_until
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[TestServer]:
+    """A server of this module's own: its tests stop and start it, which must not cut the
+    connections of the tests that other processes run meanwhile on the shared one."""
+    yield from own_postgres_server()
 
 #: a bound for the whole command (its start included, which a loaded machine makes slow): far below
 #: the 120 s a store waits for a server that answered before, so a command that waited fails it.

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 import pytest
 
 import hpnb
 from hpnb.core.store import Store
-from tests.postgres import TestServer
+from tests.postgres import TestServer, own_postgres_server
 from tests.runner import objectives
 from tests.waiting import patience, wait_until
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[TestServer]:
+    """A server of this module's own: its tests stop and start it, which must not cut the
+    connections of the tests that other processes run meanwhile on the shared one."""
+    yield from own_postgres_server()
 
 pytestmark = pytest.mark.slow
 

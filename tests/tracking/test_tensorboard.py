@@ -3,7 +3,8 @@ plugin's parsing (no TensorFlow installed)."""
 
 from __future__ import annotations
 
-import importlib.util
+import subprocess
+import sys
 
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -14,6 +15,14 @@ from tests.tracking import objectives
 from tests.waiting import patience
 
 
+def _writes_without_tensorflow_or_torch() -> None:
+    """hpnb's TensorBoard writer loads neither TensorFlow nor torch (installed or not)."""
+    script = ("import sys, hpnb.tracking.tensorboard, hpnb.tracking.tensorboard_hparams\n"
+              "print(*sorted(m for m in ('tensorflow', 'torch') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split() == [], done.stderr
+
+
 def read(folder: str) -> EventAccumulator:
     accumulator = EventAccumulator(folder, size_guidance={"scalars": 0, "tensors": 0})
     accumulator.Reload()
@@ -22,7 +31,7 @@ def read(folder: str) -> EventAccumulator:
 
 @pytest.mark.slow
 def test_each_trial_is_a_run_with_its_curves_and_the_hparams_summaries(store, dask_client, tmp_path):
-    assert importlib.util.find_spec("tensorflow") is None and importlib.util.find_spec("torch") is None
+    _writes_without_tensorflow_or_torch()
     folder = tmp_path / "tb"
     search = hpnb.search(objectives.curve, name="tb", store=store, client=dask_client, metric="loss",
                          strategy="grid", parameters={"lr": [0.1, 0.4, 5.0], "opt": ["sgd"]}, retries=0,

@@ -6,7 +6,7 @@ import multiprocessing
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -14,8 +14,15 @@ import pytest
 from hpnb.core.errors import HpnbError
 from hpnb.core.store import ExperimentRecord, ReadOnlyStore, ResultRow, Store, StoreError, StoreUnreachable
 from hpnb.core.store.search_lock import ServerSearchLock
-from tests.postgres import TestServer
+from tests.postgres import TestServer, own_postgres_server
 from tests.waiting import patience
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[TestServer]:
+    """A server of this module's own: its tests stop and start it, which must not cut the
+    connections of the tests that other processes run meanwhile on the shared one."""
+    yield from own_postgres_server()
 
 NewExperiment = Callable[..., ExperimentRecord]
 

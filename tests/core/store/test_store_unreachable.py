@@ -14,8 +14,15 @@ import pytest
 
 from hpnb.core.store import ExperimentRecord, Store, StoreUnreachable
 from hpnb.testing.postgres_server import PostgresServer
-from tests.postgres import TestServer
+from tests.postgres import TestServer, own_postgres_server
 from tests.waiting import patience, wait_until
+
+
+@pytest.fixture(scope="module")
+def postgres_server() -> Iterator[TestServer]:
+    """A server of this module's own: its tests stop and start it, which must not cut the
+    connections of the tests that other processes run meanwhile on the shared one."""
+    yield from own_postgres_server()
 
 NewExperiment = Callable[..., ExperimentRecord]
 
