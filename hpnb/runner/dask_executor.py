@@ -1,13 +1,9 @@
-"""Trials on a Dask cluster.
+"""Trials on a Dask cluster: the driver's side of the tasks of :mod:`hpnb.runner.dask_task`.
 
-Everything a trial says travels worker -> driver as ``Worker.log_event``
-messages on one topic the driver subscribes to, in order: a start message
-(which worker, when), batches of reports, and the outcome. Stop requests
-travel driver -> worker as a Dask ``Event`` per attempt, checked by the trial
-at most every 0.2 s. A trial at a decision point waits on a Dask ``Variable`` per
-(attempt, step) that the driver sets to its verdict (one scheduler round trip
-each way), and deletes it once read. The task's future only tells the driver
-about attempts that never finished (a dead worker, a cancellation).
+The driver hears an attempt's start, reports and outcome as messages on the search's topic; the
+task's future only tells it about attempts that never finished (a dead worker, a cancellation).
+Stops, verdicts and the word that a checkpoint is recorded go back through Dask events and
+variables (one scheduler round trip each way).
 """
 
 from __future__ import annotations
@@ -15,23 +11,23 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from distributed import Client, Event, Future, Variable, get_client, get_worker
+from distributed import Client, Event, Future, Variable
 
 from hpnb.core.spec.trial_resources import TrialResources, trial_slots, unfit_reason
 from hpnb.runner.cluster_watch import ClusterWatch, WorkerRemoval
+from hpnb.runner.dask_task import COPY_MISSING, event_name, recorded_name, run_on_worker, verdict_name
 from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
+from hpnb.runner.gangs import GangRuns
 from hpnb.runner.graces import Graces
-from hpnb.runner.output_transport import LOG_IN_RESULT, outcome_message, output_event, rescue_output
-from hpnb.runner.shared_objective import SharedCopyMissing, SharedObjective, objective_on_worker
+from hpnb.runner.output_transport import LOG_IN_RESULT, output_event, rescue_output
+from hpnb.runner.shared_objective import SharedCopyMissing, SharedObjective
 from hpnb.runner.stuck_threads import StuckThreads
-from hpnb.runner.worker.objective import TrialTask, run_trial
-from hpnb.runner.worker.trial_context import TrialChannel
+from hpnb.runner.worker.objective import TrialTask
 
 log = logging.getLogger("hpnb")
 
@@ -39,74 +35,6 @@ log = logging.getLogger("hpnb")
 OUTCOME_GRACE = 5.0
 #: seconds to wait for the nanny's memory report after a worker died.
 MEMORY_REPORT_GRACE = 1.0
-#: the field of a message (and of a task's result) that says its worker found no copy of the objective.
-COPY_MISSING = "copy_missing"
-
-
-def _event_name(topic: str, kind: str, trial_id: int, attempt: int) -> str:
-    return f"{topic}-{kind}-{trial_id}-{attempt}"
-
-
-def _verdict_name(topic: str, trial_id: int, attempt: int, step: int) -> str:
-    return f"{_event_name(topic, 'verdict', trial_id, attempt)}-{step}"
-
-
-def _recorded_name(topic: str, trial_id: int, attempt: int, seq: int) -> str:
-    return f"{_event_name(topic, 'recorded', trial_id, attempt)}-{seq}"
-
-
-def _await_verdict(topic: str, task: TrialTask, step: int, timeout: float) -> str | None:
-    """The driver's verdict on ``step`` of ``task``'s attempt; None when none came within ``timeout``."""
-    return _await_variable(_verdict_name(topic, task.trial_id, task.attempt, step), timeout)
-
-
-def _await_variable(name: str, timeout: float) -> str | None:
-    """The value the driver sets ``name`` to, deleted once read; None when none came in ``timeout``."""
-    variable = Variable(name, client=get_client())
-    try:
-        return str(variable.get(timeout=timeout))
-    except Exception:  # TimeoutError, or the scheduler went away: the trial goes on by itself
-        return None
-    finally:
-        with contextlib.suppress(Exception):
-            variable.delete()
-
-
-def _run_on_worker(objective_key: str, task: TrialTask, topic: str) -> dict[str, Any]:
-    """The Dask task: run one attempt, streaming its start, reports and outcome to ``topic``."""
-    worker = get_worker()
-    key = {"trial": task.trial_id, "attempt": task.attempt}
-    try:
-        objective = objective_on_worker(objective_key)
-    except SharedCopyMissing as missing:
-        # told and returned, not raised: Dask logs a task's exception as an error with its traceback,
-        # and this attempt only waits for the copy the driver puts in the cluster again
-        told = {COPY_MISSING: missing.key, "why": missing.why}
-        worker.log_event(topic, {**key, **told})
-        return told
-    worker.log_event(topic, {**key, "started": time.time(), "worker": worker.address})
-    stop_event: list[Event] = []
-
-    def should_stop() -> bool:
-        if not stop_event:
-            name = _event_name(topic, "stop", task.trial_id, task.attempt)
-            stop_event.append(Event(name, client=get_client()))
-        return bool(stop_event[0].is_set())
-
-    def await_recorded(seq: int, timeout: float) -> bool:
-        name = _recorded_name(topic, task.trial_id, task.attempt, seq)
-        return _await_variable(name, timeout) is not None
-
-    channel = TrialChannel(send=lambda batch: worker.log_event(topic, batch), should_stop=should_stop,
-                           await_verdict=lambda step, timeout: _await_verdict(topic, task, step, timeout),
-                           await_recorded=await_recorded)
-    outcome = run_trial(objective, task, channel)
-    outcome["worker"] = worker.address
-    with contextlib.suppress(TypeError):  # not msgpack-able: the driver fetches the result instead
-        worker.log_event(topic, {**key, "outcome": outcome_message(outcome)})
-    return outcome
-
-
 class DaskExecutor(Executor):
     """Runs trials as Dask tasks on ``client``'s cluster.
 
@@ -125,7 +53,7 @@ class DaskExecutor(Executor):
         super().__init__()
         self.client = client
         #: what each trial holds on its worker (Dask resources); empty: one worker thread
-        self.per_trial = per_trial or TrialResources()
+        self.per_trial = per_trial if per_trial is not None else TrialResources()
         self._restart_worker = restart_worker
         self._stuck = StuckThreads.of(client)
         self._allowed_workers: list[str] | None = None
@@ -144,27 +72,32 @@ class DaskExecutor(Executor):
         self._lost: set[tuple[int, int]] = set()
         #: lost attempts whose end waits for a possible memory report (see :meth:`_lose`)
         self._losing: set[tuple[int, int]] = set()
-        self._graces = Graces()
+        self.graces = Graces()
+        #: the attempts of a trial that spans several workers (None: every trial is one task)
+        self._gangs = GangRuns(self) if self.per_trial.is_gang else None
         client.subscribe_topic(self.topic, self._on_event)
 
     def _on_event(self, event: tuple[float, dict[str, Any]]) -> None:
         message = event[1]
         key = (int(message["trial"]), int(message["attempt"]))
-        if "started" in message:
+        if message.get("rank"):  # a rank beyond 0 of a gang: rank 0 speaks for the trial
+            if self._gangs is not None:
+                self._gangs.on_message(message)
+        elif "started" in message:
             with self._lock:
                 self._workers[key] = message["worker"]
             self.sink(AttemptStarted(*key, message["worker"], float(message["started"])))
         elif COPY_MISSING in message:
             with self._lock:
                 self._settled.add(key)
-            self._copy_missing(key, message)
+            self.copy_missing(key, message)
         elif "outcome" in message:
             outcome = message["outcome"]
             with self._lock:
                 self._settled.add(key)
                 if outcome.get(LOG_IN_RESULT):  # the whole outcome is handed on with its log, in _on_done
                     self._long_logs[key] = outcome
-            self._stuck.discard(self._key(*key))  # a thread written off has returned
+            self._stuck.discard(self.task_key(*key))  # a thread written off has returned
             if not outcome.get(LOG_IN_RESULT):
                 self._emit_outcome(*key, outcome)
         else:
@@ -188,13 +121,15 @@ class DaskExecutor(Executor):
             self.unfit = unfit_reason(self.per_trial, advertised)  # workers that joined after the start
         else:
             self.slots = sum(free.values())
+        if self._gangs is not None:  # slots are counted in ranks: as many trials as the fewest ranks fill
+            self.slots //= self._gangs.min_ranks()
         # A lost attempt still counts among the driver's running trials until its end is told:
         # its slot is counted with it, so the live trials keep every slot the workers have.
         with self._lock:
             losing = len(self._losing)
         return max(1, self.slots) + losing
 
-    def _key(self, trial_id: int, attempt: int) -> str:
+    def task_key(self, trial_id: int, attempt: int) -> str:
         return f"{self.topic}-trial-{trial_id}-{attempt}"
 
     def submit(self, objective: Callable[..., Any], task: TrialTask) -> None:
@@ -207,18 +142,30 @@ class DaskExecutor(Executor):
             return
         objective_key = self._shared.key_for(objective)
         self._experiment = tasks[-1].experiment
+        if self._gangs is not None:  # each rank pinned to a worker of its own, all at once (see gangs)
+            self._gangs.submit(objective_key, tasks)
+            return
         # keep new trials off threads that abandoned trials still hold
         placement: dict[str, Any] = {"workers": self._allowed_workers} if self._allowed_workers else {}
         if self.per_trial:
             placement["resources"] = dict(self.per_trial.amounts)
         n = len(tasks)
-        futures = self.client.map(_run_on_worker, [objective_key] * n, list(tasks), [self.topic] * n,
-                                  key=[self._key(t.trial_id, t.attempt) for t in tasks], pure=False,
+        futures = self.client.map(run_on_worker, [objective_key] * n, list(tasks), [self.topic] * n,
+                                  key=[self.task_key(t.trial_id, t.attempt) for t in tasks], pure=False,
                                   **placement)
         for task, future in zip(tasks, futures, strict=True):
-            with self._lock:
-                self._futures[(task.trial_id, task.attempt)] = future
-            future.add_done_callback(partial(self._on_done, task))
+            self.watch_attempt(task, future)
+
+    def watch_attempt(self, task: TrialTask, future: Future) -> None:
+        """Follow the task of ``task``'s attempt (rank 0's, for a gang) until it ends."""
+        with self._lock:
+            self._futures[(task.trial_id, task.attempt)] = future
+        future.add_done_callback(partial(self._on_done, task))
+
+    def is_lost(self, key: tuple[int, int]) -> bool:
+        """Whether the attempt was told lost already (its end is not told again)."""
+        with self._lock:
+            return key in self._lost
 
     def _on_done(self, task: TrialTask, future: Future) -> None:
         key = (task.trial_id, task.attempt)
@@ -228,7 +175,7 @@ class DaskExecutor(Executor):
             if key in self._settled:
                 self._on_finished(task, future, True)
             else:  # its outcome message may be on its way (or, not msgpack-able, never sent)
-                self._graces.add(lambda: key in self._settled, OUTCOME_GRACE,
+                self.graces.add(lambda: key in self._settled, OUTCOME_GRACE,
                                  partial(self._on_finished, task, future))
             return
         if key in self._long_logs:  # it returned, and was cancelled since: its outcome stands
@@ -255,6 +202,8 @@ class DaskExecutor(Executor):
             self._settled.discard(key)
             self._long_logs.pop(key, None)
             self._workers.pop(key, None)
+        if self._gangs is not None:  # its other ranks end too, and their slots are free again
+            threading.Thread(target=self._gangs.end, args=(key,), daemon=True, name="hpnb-end-ranks").start()
 
     def _fetch_outcome(self, task: TrialTask, future: Future, sent: dict[str, Any] | None = None) -> None:
         """The task's result as the attempt's outcome; ``sent``: the outcome message that left its
@@ -268,12 +217,19 @@ class DaskExecutor(Executor):
                 self.sink(AttemptDone(task.trial_id, task.attempt, None, reason=describe_loss(exc)))
             return
         if COPY_MISSING in outcome:  # its message was lost
-            self._copy_missing((task.trial_id, task.attempt), outcome)
+            self.copy_missing((task.trial_id, task.attempt), outcome)
             return
         self._emit_outcome(task.trial_id, task.attempt, outcome)
 
     def _emit_outcome(self, trial_id: int, attempt: int, outcome: dict[str, Any]) -> None:
-        """What the attempt printed (when the outcome holds it), then its end."""
+        """What the attempt printed (when the outcome holds it), then its end (a gang's, once its
+        other ranks told theirs)."""
+        if self._gangs is not None and self._gangs.is_gang((trial_id, attempt)):
+            self._gangs.outcome((trial_id, attempt), outcome, partial(self._tell_outcome, trial_id, attempt))
+        else:
+            self._tell_outcome(trial_id, attempt, outcome)
+
+    def _tell_outcome(self, trial_id: int, attempt: int, outcome: dict[str, Any]) -> None:
         printed = output_event(trial_id, attempt, outcome)
         if printed is not None:
             self.sink(printed)
@@ -286,16 +242,16 @@ class DaskExecutor(Executor):
         exc = future.exception()
         if isinstance(exc, SharedCopyMissing):
             self._shared.lost(exc.key)
-            self._lose(key, None, str(exc))
+            self.lose(key, None, str(exc))
         else:
-            self._lose(key, self._workers.get(key), describe_loss(exc))
+            self.lose(key, self._workers.get(key), describe_loss(exc))
 
-    def _copy_missing(self, key: tuple[int, int], told: dict[str, Any]) -> None:
+    def copy_missing(self, key: tuple[int, int], told: dict[str, Any]) -> None:
         """An attempt whose worker found no copy of the objective: lost, and the next trials put
         the copy in the cluster again."""
         missing = SharedCopyMissing(str(told[COPY_MISSING]), str(told.get("why", "")))
         self._shared.lost(missing.key)
-        self._lose(key, None, str(missing))
+        self.lose(key, None, str(missing))
 
     def _on_worker_removed(self, removal: WorkerRemoval) -> None:
         """A worker left the cluster: the attempts it ran are lost now, whatever its scheduler does
@@ -305,10 +261,17 @@ class DaskExecutor(Executor):
             self._shared.lost(copy)  # the next trials put it in the cluster again
         with self._lock:
             lost = [(key, future) for key, future in self._futures.items()
-                    if self._key(*key) in removal.running]
+                    if self.task_key(*key) in removal.running]
         for key, _ in lost:
-            self._lose(key, removal.worker, f"the worker running this trial died (worker {removal.worker} "
-                                            "left the cluster)")
+            self.lose(key, removal.worker, f"the worker running this trial died (worker {removal.worker} "
+                                           "left the cluster)")
+        for key in self._gangs.on_worker_removed(removal.running) if self._gangs is not None else ():
+            self.lose(key, removal.worker, f"a rank of this trial was lost (worker {removal.worker} left the "
+                                           "cluster): every rank of the attempt is ended")
+            with self._lock:
+                future = self._futures.get(key)
+            if future is not None:
+                lost.append((key, future))
         if lost:  # this runs in the client's event loop, which the calls to the scheduler need free
             threading.Thread(target=self._withdraw, args=(lost,), daemon=True, name="hpnb-withdraw").start()
 
@@ -319,7 +282,7 @@ class DaskExecutor(Executor):
             with contextlib.suppress(Exception):
                 future.cancel()
 
-    def _lose(self, key: tuple[int, int], worker: str | None, reason: str) -> None:
+    def lose(self, key: tuple[int, int], worker: str | None, reason: str) -> None:
         """Tell the driver, once, that an attempt was lost and why: when its worker's nanny may yet
         report a memory-limit restart, once the report came or its grace passed (in :class:`Graces`:
         the callback thread, which every future's callback shares, never waits)."""
@@ -339,18 +302,22 @@ class DaskExecutor(Executor):
             said = self._watch.memory_reason(worker) if reported else reason
             self.sink(AttemptDone(*key, None, reason=said))
 
-        self._graces.add(lambda: worker in self._watch.memory_reports, MEMORY_REPORT_GRACE, tell)
+        self.graces.add(lambda: worker in self._watch.memory_reports, MEMORY_REPORT_GRACE, tell)
 
     def stop(self, trial_id: int, attempt: int) -> None:
-        Event(_event_name(self.topic, "stop", trial_id, attempt), client=self.client).set()
+        Event(event_name(self.topic, "stop", trial_id, attempt), client=self.client).set()
 
     def verdict(self, trial_id: int, attempt: int, step: int, verdict: str) -> None:
-        Variable(_verdict_name(self.topic, trial_id, attempt, step), client=self.client).set(verdict)
+        Variable(verdict_name(self.topic, trial_id, attempt, step), client=self.client).set(verdict)
+        if self._gangs is not None:  # every rank waits at the same step for its own copy
+            self._gangs.verdict((trial_id, attempt), step, verdict)
 
     def recorded(self, trial_id: int, attempt: int, seq: int) -> None:
-        Variable(_recorded_name(self.topic, trial_id, attempt, seq), client=self.client).set(True)
+        Variable(recorded_name(self.topic, trial_id, attempt, seq), client=self.client).set(True)
 
     def cancel(self, trial_id: int, attempt: int) -> None:
+        if self._gangs is not None and self._gangs.cancel_waiting((trial_id, attempt)):
+            return
         with self._lock:
             future = self._futures.get((trial_id, attempt))
         if future is not None:
@@ -374,7 +341,7 @@ class DaskExecutor(Executor):
                              name="hpnb-restart-worker").start()
             return (f"trial {trial_id} did not return after it was asked to stop: its worker {worker} "
                     "is restarted")
-        self._stuck.add(self._key(trial_id, attempt), worker)
+        self._stuck.add(self.task_key(trial_id, attempt), worker)
         self._allowed_workers = None  # recomputed at the next capacity check
         return (f"trial {trial_id} did not return after it was asked to stop: worker {worker} holds its "
                 "stuck thread, and that slot is not used until the thread returns (restart the worker "

@@ -12,6 +12,7 @@ from typing import Any
 from hpnb.core.decision_points import DecisionPoints
 from hpnb.core.numbers import metric_number, metric_numbers
 from hpnb.runner.checkpoint_store import CheckpointLocation
+from hpnb.runner.ranks.gang import Gang
 from hpnb.runner.worker.capture import capturing
 from hpnb.runner.worker.reporting import TrialStopped, send_pending
 from hpnb.runner.worker.trial_context import TrialChannel, TrialContext, set_current
@@ -41,6 +42,9 @@ class TrialTask:
     checkpoints: CheckpointLocation | None = None
     #: older checkpoints to fall back on when ``checkpoint`` is gone, newest first: (reference, step).
     fallback: tuple[tuple[str, int | None], ...] = ()
+    #: the ranks of a trial that spans several workers (None: one process runs it), and this one's.
+    gang: Gang | None = None
+    rank: int = 0
 
     def resume_from(self) -> tuple[tuple[str, int | None], ...]:
         """Every checkpoint the attempt may resume from, newest first."""
@@ -143,7 +147,8 @@ def run_trial(objective: Callable[..., Any], task: TrialTask, channel: TrialChan
         finally:
             try:
                 send_pending(context, None)  # a folder checkpoint no report went with
-                upload_trial_dir(context)
+                if not context.rank:  # rank 0's folder is the trial's
+                    upload_trial_dir(context)
                 context.flush()
             finally:
                 set_current(None)

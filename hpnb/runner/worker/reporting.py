@@ -38,7 +38,8 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
     Args:
         step: the training step (epoch, iteration) these metrics belong to.
         checkpoint: any picklable object to resume from, or the path of a folder (written to
-            the checkpoint store by this worker; kept: the latest ones).
+            the checkpoint store by this worker; kept: the latest ones). In a trial that spans
+            several workers, rank 0's is the trial's, and the other ranks' are not written.
         **metrics: metric values, e.g. ``val_loss=0.3``.
 
     Raises:
@@ -57,7 +58,7 @@ def report(step: int | None = None, checkpoint: Any = None, **metrics: Any) -> N
     clean = metric_numbers(metrics)
     send_pending(context, step)
     ref = None
-    if checkpoint is not None:
+    if checkpoint is not None and not context.rank:  # rank 0's checkpoint is the trial's
         ref = checkpointing.save(context, step, checkpoint)
     elif context.pending_checkpoint is not None:
         ref, context.pending_checkpoint = context.pending_checkpoint[1], None

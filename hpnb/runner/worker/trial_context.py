@@ -88,6 +88,9 @@ class TrialContext:
     #: the rest of the attempt once a word did not come in time (a driver gone, killed: its
     #: orphaned attempt must not hold its worker for a timeout at every step)
     confirm_checkpoints: bool = True
+    #: this rank of a trial that spans several workers, and how many ranks it has
+    rank: int = 0
+    world_size: int = 1
 
     def add(self, step: int | None, metrics: dict[str, Any], checkpoint: Any) -> None:
         self.seq += 1

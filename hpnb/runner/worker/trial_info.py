@@ -40,6 +40,8 @@ class TrialInfo:
         attempt: 0 for its first run, then 1, 2, ... for retries, resumes and exploits.
         resume_step: the step of the checkpoint this attempt resumes from (None: from the start).
         dir: a folder of its own that survives retries (TensorBoard logs, plots, predictions).
+        rank: this process's rank in a trial that spans several workers (0 otherwise).
+        world_size: how many ranks the trial has (1: one process runs it).
     """
 
     search: str
@@ -48,6 +50,8 @@ class TrialInfo:
     attempt: int
     resume_step: int | None
     dir: Path
+    rank: int = 0
+    world_size: int = 1
 
 
 def current_trial() -> TrialInfo | None:
@@ -64,7 +68,7 @@ def current_trial() -> TrialInfo | None:
     found = checkpointing.resolve(context)
     step = found[1].get("step") if found else None
     return TrialInfo(context.experiment, context.trial_id, dict(context.params), context.attempt, step,
-                     trial_dir(context))
+                     trial_dir(context), rank=context.rank, world_size=context.world_size)
 
 
 def trial_dir(context: TrialContext) -> Path:

@@ -1,0 +1,274 @@
+"""The driver's side of trials that span several workers (``resources.per_trial.workers``).
+
+A gang attempt is one task per rank, each pinned to a worker of its own and submitted together
+once every rank has a free slot (:mod:`hpnb.runner.ranks.placement`): the driver still sees one
+trial. Rank 0's task is the attempt's (its start, reports and outcome); the others say when they
+started and how they ended. The attempt ends as rank 0 ended unless another rank failed, whose
+traceback it then carries, with every rank's output in its log (each line marked with its rank).
+When any rank ends, is lost with its worker or fails, the others are asked to stop and cancelled
+after :data:`RANK_GRACE` seconds, so no rank is left waiting and every slot is free again.
+
+Example:
+    >>> gangs = GangRuns(executor)  # doctest: +SKIP
+    >>> gangs.submit(objective_key, tasks)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence, Set
+from functools import partial
+from typing import Any, Protocol
+
+from distributed import Client, Future, Variable
+
+from hpnb.core.errors import HpnbError
+from hpnb.core.spec.trial_resources import TrialResources
+from hpnb.runner.dask_task import COPY_MISSING, run_on_worker, verdict_name
+from hpnb.runner.executor import AttemptDone, Event
+from hpnb.runner.graces import Graces
+from hpnb.runner.ranks.gang import Gang
+from hpnb.runner.ranks.placement import GangQueue
+from hpnb.runner.worker.objective import TrialTask
+
+Key = tuple[int, int]
+
+
+class GangHost(Protocol):
+    """What gang attempts use of the executor they belong to (a
+    :class:`~hpnb.runner.dask_executor.DaskExecutor`)."""
+
+    client: Client
+    topic: str
+    per_trial: TrialResources
+    graces: Graces
+    sink: Callable[[Event], None]
+
+    def task_key(self, trial_id: int, attempt: int) -> str: ...
+    def watch_attempt(self, task: TrialTask, future: Future) -> None: ...
+    def lose(self, key: Key, worker: str | None, reason: str) -> None: ...
+    def copy_missing(self, key: Key, told: dict[str, Any]) -> None: ...
+    def is_lost(self, key: Key) -> bool: ...
+    def stop(self, trial_id: int, attempt: int) -> None: ...
+#: seconds the other ranks have to end once one rank ended, before their tasks are cancelled.
+RANK_GRACE = 10.0
+
+
+class GangRuns:
+    """The gang attempts of one :class:`~hpnb.runner.dask_executor.DaskExecutor`."""
+
+    def __init__(self, executor: GangHost) -> None:
+        per_trial = executor.per_trial
+        if per_trial.procs_per_worker > 1:
+            raise HpnbError(
+                f"resources.per_trial.procs_per_worker: {per_trial.procs_per_worker} ranks in one worker "
+                "need a process each, which hpnb does not start yet (the ranks of one process would share "
+                f"its environment); give each rank a worker of its own instead: workers: {per_trial.ranks} "
+                "with one-thread workers")
+        self.executor = executor
+        self.queue: GangQueue[Key] = GangQueue()
+        self._lock = threading.RLock()
+        self._waiting: dict[Key, tuple[str, TrialTask]] = {}
+        self._gangs: dict[Key, Gang] = {}
+        self._futures: dict[Key, list[Future]] = {}
+        self._outcomes: dict[Key, dict[int, dict[str, Any]]] = {}
+        self._busy: Counter[str] = Counter()
+        self._placing = threading.Lock()
+
+    # -- placing ---------------------------------------------------------------------------
+    def min_ranks(self) -> int:
+        """The fewest ranks a trial of this search has."""
+        per_trial = self.executor.per_trial
+        return 1 if per_trial.workers_parameter else per_trial.ranks
+
+    def submit(self, objective_key: str, tasks: Sequence[TrialTask]) -> None:
+        """Queue ``tasks``' attempts; each starts once all its ranks have a slot."""
+        with self._lock:
+            for task in tasks:
+                key = (task.trial_id, task.attempt)
+                self._waiting[key] = (objective_key, task)
+                self.queue.add(key, self.executor.per_trial.ranks_for(task.params))
+        self.place()
+
+    def place(self) -> None:
+        """Start the queued attempts that fit now (never from the client's event loop)."""
+        with self._placing:
+            free = self._free_slots()
+            with self._lock:
+                placed = self.queue.place(free)
+                started = [(key, workers, *self._waiting.pop(key)) for key, workers in placed]
+                for _, workers, _, _ in started:
+                    self._busy.update(workers)
+            for key, workers, objective_key, task in started:
+                self._start(key, workers, objective_key, task)
+
+    def place_soon(self) -> None:
+        threading.Thread(target=self.place, daemon=True, name="hpnb-place-ranks").start()
+
+    def _free_slots(self) -> dict[str, int]:
+        """Free rank slots per worker: its threads (or what its resources hold) less the ranks running."""
+        info = self.executor.client.scheduler_info(n_workers=-1).get("workers", {})
+        need = self.executor.per_trial.amounts
+        free = {}
+        for address, worker in info.items():
+            slots = int(worker.get("nthreads", 1))
+            has = worker.get("resources") or {}
+            for name, amount in need.items():
+                slots = min(slots, int(float(has.get(name, 0.0)) // amount + 1e-9) if amount else slots)
+            free[address] = max(0, slots - self._busy[address])
+        return free
+
+    def _start(self, key: Key, workers: tuple[str, ...], objective_key: str, task: TrialTask) -> None:
+        gang = Gang(f"{self.executor.topic}-gang-{key[0]}-{key[1]}", workers)
+        with self._lock:
+            self._gangs[key] = gang
+            self._outcomes[key] = {}
+        placement: dict[str, Any] = {"allow_other_workers": False, "pure": False}
+        if self.executor.per_trial.amounts:
+            placement["resources"] = dict(self.executor.per_trial.amounts)
+        base = self.executor.task_key(*key)
+        futures = [self.executor.client.submit(run_on_worker, objective_key,
+                                               dataclasses.replace(task, gang=gang, rank=rank),
+                                               self.executor.topic, workers=[worker],
+                                               key=base if rank == 0 else f"{base}-rank-{rank}", **placement)
+                   for rank, worker in enumerate(workers)]
+        with self._lock:
+            self._futures[key] = futures[1:]
+        self.executor.watch_attempt(task, futures[0])
+        for rank, future in enumerate(futures[1:], start=1):
+            future.add_done_callback(partial(self._rank_done, key, rank))
+
+    # -- what the ranks say ---------------------------------------------------------------------
+    def is_gang(self, key: Key) -> bool:
+        with self._lock:
+            return key in self._gangs or key in self._waiting
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        """A message of a rank beyond 0 (in the client's event loop: no call to the scheduler here)."""
+        key, rank = (int(message["trial"]), int(message["attempt"])), int(message["rank"])
+        if COPY_MISSING in message:
+            self.executor.copy_missing(key, message)
+            self._stop_soon(key)
+        elif "outcome" in message:
+            with self._lock:
+                self._outcomes.setdefault(key, {})[rank] = message["outcome"]
+            if message["outcome"].get("status") == "failed":
+                self._stop_soon(key)  # its peers would wait in a collective for it
+
+    def _rank_done(self, key: Key, rank: int, future: Future) -> None:
+        """A rank's task ended (in a thread of its own): one that never returned loses the attempt."""
+        with self._lock:
+            told = rank in self._outcomes.get(key, {}) or key not in self._gangs
+        if told or future.status in ("finished", "cancelled"):
+            return
+        gang = self._gangs.get(key)
+        worker = gang.workers[rank] if gang else None
+        self.executor.lose(key, worker, f"rank {rank} of the trial was lost (its worker {worker} died or "
+                                        "left the cluster): every rank of the attempt is ended")
+        self.stop_ranks(key)
+
+    def on_worker_removed(self, running: Set[str]) -> list[Key]:
+        """The gang attempts one of whose ranks beyond 0 ran on a removed worker."""
+        with self._lock:
+            return [key for key, futures in self._futures.items() if any(f.key in running for f in futures)]
+
+    def outcome(self, key: Key, outcome: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
+        """Rank 0 ended with ``outcome``: ``emit`` the attempt's, once the other ranks told theirs
+        (or RANK_GRACE passed); nothing for an attempt told lost already."""
+        with self._lock:
+            gang = self._gangs.get(key)
+            others = self._outcomes.setdefault(key, {})  # kept here: the attempt's release drops it
+        if gang is None:
+            emit(outcome)
+            return
+
+        def tell(_: bool) -> None:
+            if not self.executor.is_lost(key):
+                emit(merged(outcome, others))
+
+        self._stop_soon(key)
+        self.executor.graces.add(lambda: len(others) >= gang.size - 1, RANK_GRACE, tell)
+
+    # -- ending -----------------------------------------------------------------------------
+    def verdict(self, key: Key, step: int, verdict: str) -> None:
+        """The verdict on ``step`` for every rank beyond 0 (rank 0's is set by the executor)."""
+        gang = self._gangs.get(key)
+        for rank in range(1, gang.size if gang else 0):
+            name = verdict_name(self.executor.topic, key[0], key[1], step, rank)
+            Variable(name, client=self.executor.client).set(verdict)
+
+    def cancel_waiting(self, key: Key) -> bool:
+        """Drop an attempt that never started; whether it was waiting."""
+        with self._lock:
+            waiting = self._waiting.pop(key, None) is not None and self.queue.remove(key)
+        if waiting:
+            self.executor.sink(AttemptDone(key[0], key[1], None, reason="cancelled"))
+        return waiting
+
+    def _stop_soon(self, key: Key) -> None:
+        threading.Thread(target=self.stop_ranks, args=(key,), daemon=True, name="hpnb-stop-ranks").start()
+
+    def stop_ranks(self, key: Key) -> None:
+        """Ask every rank of the attempt to stop, and cancel those beyond rank 0 still running after
+        RANK_GRACE seconds (rank 0 ends as any trial asked to stop does); any thread but the client's
+        event loop."""
+        with self._lock:
+            if key not in self._gangs:
+                return
+            futures = list(self._futures.get(key, []))
+        with contextlib.suppress(Exception):
+            self.executor.stop(*key)
+        done = threading.Event()
+        for future in futures:
+            future.add_done_callback(lambda _: done.set() if all(f.done() for f in futures) else None)
+        done.wait(RANK_GRACE if futures else 0)
+        for future in futures:
+            with contextlib.suppress(Exception):
+                future.cancel()
+
+    def end(self, key: Key) -> None:
+        """Rank 0's task ended: the other ranks end too, and their slots are free again."""
+        self.stop_ranks(key)
+        self._release(key)
+
+    def _release(self, key: Key) -> None:
+        with self._lock:
+            gang = self._gangs.pop(key, None)
+            self._futures.pop(key, None)
+            self._outcomes.pop(key, None)
+            if gang is not None:
+                self._busy.subtract(gang.workers)
+        if gang is not None:
+            self.place()
+
+
+def merged(first: dict[str, Any], others: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The attempt's outcome: rank 0's, failed with the first failing rank's traceback when another
+    rank failed, with every rank's output in its log (each line of a rank beyond 0 marked with it).
+
+    Example:
+        >>> merged({"status": "ok", "error": None, "log": {"stdout": "a\\n"}},
+        ...        {1: {"status": "failed", "error": "Traceback ...", "log": {"stdout": "b\\n"}}})["error"]
+        'rank 1 failed:\\nTraceback ...'
+    """
+    outcome = dict(first)
+    failed = sorted(rank for rank, other in others.items() if other.get("status") == "failed")
+    if failed and first.get("status") != "failed":
+        rank = failed[0]
+        outcome["status"] = "failed"
+        outcome["error"] = f"rank {rank} failed:\n{others[rank].get('error') or ''}"
+    log = first.get("log")
+    if isinstance(log, dict):
+        log = dict(log)
+        for rank in sorted(others):
+            other = others[rank].get("log") or {}
+            for stream in ("stdout", "stderr"):
+                lines = [f"[rank {rank}] {line}" for line in str(other.get(stream) or "").splitlines()]
+                if lines:
+                    log[stream] = str(log.get(stream) or "") + "\n".join(lines) + "\n"
+        outcome["log"] = log
+    return outcome
+

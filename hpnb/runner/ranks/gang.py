@@ -1,0 +1,80 @@
+"""One attempt of a trial as a gang of ranks: who is in it, and the environment each rank runs in.
+
+A trial of ``resources.per_trial.workers: N`` runs its objective once per rank, as ``torchrun``
+runs a script, each rank on a worker of its own; the driver still sees one trial. What a rank is
+told is what ``torch.distributed.init_process_group("env://")``, the Hugging Face ``Trainer`` and
+Lightning's DDP strategy read: ``MASTER_ADDR``, ``MASTER_PORT``, ``RANK``, ``WORLD_SIZE``,
+``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``NODE_RANK``.
+
+Example:
+    >>> gang = Gang(rendezvous="hpnb-ab12-gang-3-0", workers=("tcp://10.0.0.5:4001", "tcp://10.0.0.6:4001"))
+    >>> info = RankInfo.of(gang, rank=1, master="10.0.0.5:29411")
+    >>> rank_environment(info)["RANK"], rank_environment(info)["MASTER_PORT"]
+    ('1', '29411')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Gang:
+    """The ranks of one attempt: ``workers[r]`` is the Dask worker rank ``r`` runs on, and
+    ``rendezvous`` names what the ranks meet through (unique to the attempt)."""
+
+    rendezvous: str
+    workers: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.workers)
+
+    def hosts(self) -> tuple[str, ...]:
+        """The host of each rank's worker (``tcp://10.0.0.5:4001`` -> ``10.0.0.5``)."""
+        return tuple(worker_host(address) for address in self.workers)
+
+
+@dataclass(frozen=True)
+class RankInfo:
+    """Where one rank stands in its gang, as ``torchrun`` would tell it."""
+
+    rank: int
+    world_size: int
+    local_rank: int
+    local_world_size: int
+    node_rank: int
+    master_addr: str
+    master_port: int
+
+    @classmethod
+    def of(cls, gang: Gang, rank: int, master: str) -> RankInfo:
+        """Rank ``rank`` of ``gang``, whose rank 0 listens at ``master`` (``host:port``)."""
+        hosts = gang.hosts()
+        nodes = list(dict.fromkeys(hosts))  # in the order of their first rank
+        mine = hosts[rank]
+        same_host = [r for r, host in enumerate(hosts) if host == mine]
+        host, _, port = master.rpartition(":")
+        return cls(rank=rank, world_size=gang.size, local_rank=same_host.index(rank),
+                   local_world_size=len(same_host), node_rank=nodes.index(mine), master_addr=host,
+                   master_port=int(port))
+
+
+def rank_environment(info: RankInfo) -> dict[str, str]:
+    """The environment variables a rank runs with."""
+    return {"MASTER_ADDR": info.master_addr, "MASTER_PORT": str(info.master_port), "RANK": str(info.rank),
+            "WORLD_SIZE": str(info.world_size), "LOCAL_RANK": str(info.local_rank),
+            "LOCAL_WORLD_SIZE": str(info.local_world_size), "NODE_RANK": str(info.node_rank),
+            "GROUP_RANK": str(info.node_rank)}
+
+
+def worker_host(address: str) -> str:
+    """The host of a Dask worker's address.
+
+    Example:
+        >>> worker_host("tcp://10.0.0.5:4001"), worker_host("tls://[::1]:4001")
+        ('10.0.0.5', '::1')
+    """
+    rest = address.split("://", 1)[-1]
+    host = rest.rpartition(":")[0] if ":" in rest else rest
+    return host.strip("[]")
