@@ -123,6 +123,8 @@ class DaskExecutor(Executor):
             self.slots = sum(free.values())
         if self._gangs is not None:  # slots are counted in ranks: as many trials as the fewest ranks fill
             self.slots //= self._gangs.min_ranks()
+            self.waiting_for = self._gangs.waiting_for()
+            self._gangs.place()  # workers that joined since may fit a waiting trial
         # A lost attempt still counts among the driver's running trials until its end is told:
         # its slot is counted with it, so the live trials keep every slot the workers have.
         with self._lock:

@@ -90,6 +90,8 @@ class Executor(ABC):
         self.unfit: str | None = None
         #: trials the workers could take at the last :meth:`capacity` (0: none can now); None: unknown
         self.slots: int | None = None
+        #: what a trial waits for when no slot is free, in words ("2 workers with gpu=1"); None: a worker
+        self.waiting_for: str | None = None
 
     @abstractmethod
     def capacity(self) -> int:

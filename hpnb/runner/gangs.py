@@ -84,6 +84,16 @@ class GangRuns:
         per_trial = self.executor.per_trial
         return 1 if per_trial.workers_parameter else per_trial.ranks
 
+    def waiting_for(self) -> str:
+        """What the first waiting trial needs, in words: ``2 workers with gpu=1``."""
+        with self._lock:
+            first = next(iter(self._waiting.values()), None)
+        per_trial = self.executor.per_trial
+        ranks = per_trial.ranks_for(first[1].params) if first is not None else self.min_ranks()
+        amounts = TrialResources(per_trial.amounts, per_trial.raw)
+        each = f" with {amounts.describe()}" if amounts else ""
+        return f"{ranks} worker{'s' if ranks > 1 else ''}{each}"
+
     def submit(self, objective_key: str, tasks: Sequence[TrialTask]) -> None:
         """Queue ``tasks``' attempts; each starts once all its ranks have a slot."""
         with self._lock:
@@ -96,6 +106,8 @@ class GangRuns:
     def place(self) -> None:
         """Start the queued attempts that fit now (never from the client's event loop)."""
         with self._placing:
+            if not len(self.queue):
+                return
             free = self._free_slots()
             with self._lock:
                 placed = self.queue.place(free)

@@ -26,14 +26,20 @@ from hpnb.runner.context import DriverContext
 WAIT_GRACE = 5.0
 
 
-def waiting_text(since: float) -> str:
-    """The words for a wait that began at ``since`` (epoch seconds), in local time.
+def waiting_text(since: float, waiting_for: str | None = None) -> str:
+    """The words for a wait that began at ``since`` (epoch seconds), in local time; ``waiting_for``:
+    what one trial needs, when more than a worker (a trial that spans several workers).
 
     Example:
         >>> waiting_text(time.mktime((2026, 12, 6, 2, 9, 0, 0, 0, -1)))
         'waiting for workers: none since 02:09'
+        >>> waiting_text(time.mktime((2026, 12, 6, 2, 9, 0, 0, 0, -1)), "2 workers with gpu=1")
+        'waiting for 2 workers with gpu=1: too few since 02:09'
     """
-    return f"waiting for workers: none since {time.strftime('%H:%M', time.localtime(since))}"
+    clock = time.strftime("%H:%M", time.localtime(since))
+    if waiting_for is None:
+        return f"waiting for workers: none since {clock}"
+    return f"waiting for {waiting_for}: too few since {clock}"
 
 
 class WorkerWait:
@@ -63,7 +69,7 @@ class WorkerWait:
             self.since = (now, time.time())
             return
         waited = now - self.since[0]
-        text = waiting_text(self.since[1])
+        text = waiting_text(self.since[1], c.executor.waiting_for)
         if not self.said and waited >= WAIT_GRACE:
             self.said = True
             c.public.message = text

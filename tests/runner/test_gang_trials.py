@@ -148,3 +148,18 @@ def test_several_ranks_in_one_worker_are_refused_at_the_start_with_what_to_give_
                     resources={"threads_per_worker": 2, "per_trial": {"workers": 1, "procs_per_worker": 2}})
     assert "workers: 2 with one-thread workers" in str(err.value)
     assert list(tmp_path.glob("*.json")) == []  # no rank ran
+
+
+def test_a_trial_wider_than_the_cluster_waits_whole_says_for_what_and_runs_once_workers_join(
+        store, tmp_path: Path) -> None:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        objective = partial(rank_objectives.told_environment, folder=str(tmp_path))
+        search = hpnb.search(objective, name="wide", store=store, client=client, metric="loss", trials=1,
+                             parameters={"x": [0.5]}, resources={"per_trial": {"workers": 2}})
+        said = wait_until(lambda: store.experiment("wide").message or "", message="the wait said")
+        assert said.startswith("waiting for 2 workers: too few since")
+        assert list(tmp_path.glob("*.json")) == []  # no rank started alone
+        cluster.scale(2)
+        assert search.wait(patience(180)).state == "COMPLETED", search.message
+        assert sorted(_said(tmp_path)[(0, 0)]) == [0, 1]
