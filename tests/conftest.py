@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.local_cluster import shared_local_client
+from tests.log_checks import records  # noqa: F401  (a fixture every test may use)
 from tests.postgres import TestServer, postgres_server_fixture
 from tests.waiting import patience
 

@@ -20,6 +20,7 @@ import pytest
 
 import hpnb
 from hpnb.core.store import Store
+from tests.log_checks import assert_nothing_alarming
 from tests.runner.processes import free_port
 from tests.store_checks import no_result_stored_twice as no_result_stored_twice
 from tests.waiting import patience, wait_until
@@ -150,7 +151,7 @@ def worker_count(client: Any) -> int:
 
 @pytest.mark.parametrize("named", ["client", "gw_cluster"])
 def test_a_search_names_the_gateway_cluster_or_its_client_and_runs_to_completion(gw_cluster, gw_client, store,
-                                                                                 named):
+                                                                                 named, records, capfd):
     gw_cluster.scale(2)
     client = gw_client
     client.wait_for_workers(2, timeout=120)
@@ -174,6 +175,7 @@ def test_a_search_names_the_gateway_cluster_or_its_client_and_runs_to_completion
     assert len({t.worker for t in trials}) == 2  # and used both
     steps = sorted((r.trial_id, r.step) for r in store.results(search.experiment_id) if r.step is not None)
     assert steps == sorted((t.trial_id, s) for t in trials for s in range(6))
+    assert_nothing_alarming(records, capfd)  # a search that ended well logs no error, nor a traceback
 
 
 def long_stepper(x: float) -> dict[str, float]:

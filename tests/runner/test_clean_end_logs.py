@@ -9,7 +9,6 @@ process's stderr (read through ``capfd``)."""
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -20,13 +19,12 @@ from distributed import Client, LocalCluster
 
 import hpnb
 from hpnb.cluster import connect
+from tests.log_checks import assert_nothing_alarming
 from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
 
 X_SPACE = {"x": {"min": 0.0, "max": 1.0}}
-#: loggers of Dask's that do not hand their records on to the root logger
-DASK_LOGGERS = ("distributed", "distributed.client")
 
 
 def captures_data(failing_above: float = 2.0, step_sleep: float = 0.0) -> Callable[..., float]:
@@ -42,30 +40,6 @@ def captures_data(failing_above: float = 2.0, step_sleep: float = 0.0) -> Callab
         return x
 
     return train
-
-
-@pytest.fixture
-def records(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    """Every log record of this process (root at DEBUG), Dask's own loggers included."""
-    caplog.set_level(logging.DEBUG)
-    loggers = [logging.getLogger(name) for name in DASK_LOGGERS]
-    for logger in loggers:
-        logger.addHandler(caplog.handler)
-    try:
-        yield caplog
-    finally:
-        for logger in loggers:
-            logger.removeHandler(caplog.handler)
-
-
-def assert_nothing_alarming(records: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]) -> None:
-    """No record at ERROR or above in this process, no ERROR line nor traceback from the workers."""
-    errors = [f"{r.name}: {r.getMessage()}" for r in records.records if r.levelno >= logging.ERROR]
-    assert not errors, "\n".join(errors)
-    err = capfd.readouterr().err
-    alarming = [line for line in err.splitlines() if " - ERROR - " in line or " - CRITICAL - " in line]
-    assert not alarming, err
-    assert "Traceback" not in err, err
 
 
 def scattered_data(client: Client) -> list[str]:
