@@ -60,6 +60,8 @@ export class InsightTabs {
   private drawnTrace: IParallelTrace | null = null;
   private selectedLine: ILineSource | null = null;
   private pareto: IPareto | null = null;
+  /** How many loads of each tab were asked for: an answer to an older one is not drawn. */
+  private readonly asked: Partial<Record<TabName, number>> = {};
   private slices: ISlices | null = null;
   private readonly sliceParam: HTMLSelectElement;
   private readonly evaluator: HTMLSelectElement;
@@ -198,12 +200,13 @@ export class InsightTabs {
 
   private async load(name: TabName): Promise<void> {
     const tab = this.tabs[name];
+    const asked = (this.asked[name] = (this.asked[name] ?? 0) + 1);
     try {
       if (name === 'parcoords') {
         this.parcoords = await this.client.parcoords(this.experimentName, this.selected ?? undefined);
         await this.drawParcoords();
       } else if (name === 'pareto') {
-        await this.loadPareto();
+        await this.loadPareto(() => asked === this.asked.pareto);
       } else if (name === 'importance') {
         await this.drawImportance();
       } else {
@@ -211,7 +214,9 @@ export class InsightTabs {
       }
       tab.stale = false;
     } catch (error) {
-      tab.message.textContent = `Cannot load ${LABELS[name].toLowerCase()}: ${(error as Error).message}`;
+      if (asked === this.asked[name]) { // a later choice (another pair of axes) stands
+        tab.message.textContent = `Cannot load ${LABELS[name].toLowerCase()}: ${(error as Error).message}`;
+      }
     }
   }
 
@@ -255,10 +260,14 @@ export class InsightTabs {
     markLine(this.tabs.parcoords.plot, this.selected, this.selectedLine && lineValues(this.selectedLine, this.selectedLine.index));
   }
 
-  private async loadPareto(): Promise<void> {
+  private async loadPareto(latest: () => boolean): Promise<void> {
     const x = this.paretoX.value || undefined;
     const y = this.paretoY.value || undefined;
-    this.pareto = await this.client.pareto(this.experimentName, x, y, this.selected ?? undefined);
+    const pareto = await this.client.pareto(this.experimentName, x, y, this.selected ?? undefined);
+    if (!latest()) {
+      return; // the answer to an earlier choice of axes, come after a later one
+    }
+    this.pareto = pareto;
     const names = this.pareto.objectives.map(o => o.name);
     fillSelect(this.paretoX, names, this.pareto.x.name);
     fillSelect(this.paretoY, names, this.pareto.y.name);
