@@ -49,8 +49,12 @@ class SQLiteDialect:
         return [statement]
 
     def is_busy(self, err: Exception) -> bool:
+        # SQLITE_BUSY also names a COMMIT refused while a statement of the connection is still in
+        # progress ("cannot commit transaction - SQL statements in progress"): retried whole
         text = str(err).lower()
-        return isinstance(err, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+        name = getattr(err, "sqlite_errorname", "")
+        return isinstance(err, sqlite3.OperationalError) and (
+            "locked" in text or "busy" in text or name in ("SQLITE_BUSY", "SQLITE_LOCKED"))
 
     def is_lost(self, err: Exception) -> bool:
         return False  # a file does not go away between statements
