@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import heapq
 import os
 import shutil
 import signal
@@ -57,7 +56,7 @@ from distributed import Client, LocalCluster
 
 import hpnb
 from hpnb.core.store import Store
-from hpnb.runner.ranks.placement import GangQueue
+from hpnb.testing.gang_packing import makespan
 
 ship_by_value(__name__)
 
@@ -333,23 +332,8 @@ def part_packing(client: Client, store: Store, pairs: int) -> tuple[list[Goal], 
 
 
 def simulated_makespan(sizes: list[int], workers: int) -> float:
-    """The wall time of 1-second trials of ``sizes`` ranks (in that order) placed as hpnb's
-    :class:`GangQueue` places them on ``workers`` single-slot workers, with no overhead at all."""
-    queue: GangQueue[int] = GangQueue()
-    for key, size in enumerate(sizes):
-        queue.add(key, size)
-    free = {f"w{i}": 1 for i in range(workers)}
-    running: list[tuple[float, int, tuple[str, ...]]] = []
-    now = 0.0
-    while len(queue) or running:
-        for key, placed in queue.place(free):
-            for worker in placed:
-                free[worker] -= 1
-            heapq.heappush(running, (now + 1.0, key, tuple(placed)))
-        now, _, done = heapq.heappop(running)
-        for worker in done:
-            free[worker] += 1
-    return now
+    """The wall time of 1-second trials of ``sizes`` ranks placed as hpnb places them, no overhead."""
+    return makespan(sizes, workers)
 
 
 # -- 3. a rank's worker killed --------------------------------------------------------------------

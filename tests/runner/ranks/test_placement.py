@@ -3,9 +3,8 @@ starving a large one."""
 
 from __future__ import annotations
 
-import heapq
-
 from hpnb.runner.ranks.placement import PATIENCE, GangQueue
+from hpnb.testing.gang_packing import makespan
 
 
 def test_a_trial_starts_with_all_its_ranks_on_distinct_workers_or_waits_whole() -> None:
@@ -46,29 +45,9 @@ def test_a_cancelled_trial_leaves_the_queue() -> None:
     assert queue.place({"w1": 1, "w2": 1}) == []
 
 
-def _makespan(sizes: list[int], workers: int, duration: float = 1.0) -> float:
-    """The wall time of trials of ``sizes`` ranks, each ``duration`` long, placed as the executor
-    places them on ``workers`` single-slot workers (a trial's end frees its workers)."""
-    queue: GangQueue[int] = GangQueue()
-    for key, size in enumerate(sizes):
-        queue.add(key, size)
-    free = {f"w{i}": 1 for i in range(workers)}
-    running: list[tuple[float, int, tuple[str, ...]]] = []
-    now = 0.0
-    while len(queue) or running:
-        for key, placed in queue.place(free):
-            for worker in placed:
-                free[worker] -= 1
-            heapq.heappush(running, (now + duration, key, placed))
-        now, _, done = heapq.heappop(running)
-        for worker in done:
-            free[worker] += 1
-    return now
-
-
 def test_twelve_trials_of_two_ranks_and_twelve_of_one_pack_four_workers_within_15_percent_of_ideal() -> None:
     sizes = [2, 1] * 12  # as a search with a parameter setting the workers samples them
     ideal = sum(sizes) / 4  # rank-seconds over worker slots
-    assert _makespan(sizes, workers=4) <= 1.15 * ideal
-    assert _makespan(sorted(sizes), workers=4) <= 1.15 * ideal  # the small ones first
-    assert _makespan(sorted(sizes, reverse=True), workers=4) <= 1.15 * ideal
+    assert makespan(sizes, workers=4) <= 1.15 * ideal
+    assert makespan(sorted(sizes), workers=4) <= 1.15 * ideal  # the small ones first
+    assert makespan(sorted(sizes, reverse=True), workers=4) <= 1.15 * ideal
