@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from hpnb.builtin_objective import prepared
 from hpnb.cluster.connect import check_local_fits
 from hpnb.core.errors import HpnbError, SpecError
 from hpnb.core.spec import ExperimentSpec, parse_spec
@@ -60,7 +61,8 @@ def check_picklable(objective: Callable[..., Any], limit: int = DEFAULT_MAX_CAPT
     check_objective(objective, limit)
 
 
-def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | ExperimentSpec | None = None, *,
+def search(objective: Callable[..., Any] | None,
+           spec: str | Mapping[str, Any] | ExperimentSpec | None = None, *,
            name: str | None = None, store: StoreLike = None, client: Client | None = None,
            overwrite: bool = False, resume: bool = False, namespace: Mapping[str, Any] | None = None,
            source: str | None = None, wait_for_cluster: bool = True, detach: bool | str | None = None,
@@ -69,7 +71,8 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
 
     Args:
         objective: ``f(**params)`` or ``f(config)``; returns a number, a dict of metrics,
-            or nothing after ``hpnb.report``.
+            or nothing after ``hpnb.report``. With a spec that declares a built-in objective
+            (``llm:``, ``nas:``), what that section takes: nothing (None) or its data function.
         spec: YAML text, a dict, or a parsed :class:`ExperimentSpec`; ``**spec_fields``
             are spec keys given directly (and override ``spec``'s).
         name: the search's name in the store (default: the spec's ``name`` or the objective's).
@@ -91,7 +94,8 @@ def search(objective: Callable[..., Any], spec: str | Mapping[str, Any] | Experi
         ...                      parameters={"lr": {"distribution": "logUniform", "min": 1e-4, "max": 1e-1}})
         ... # doctest: +SKIP
     """
-    parsed = _parse(spec, spec_fields)
+    parsed, objective = prepared(_parse(spec, spec_fields), objective,
+                                 source if source is not None else _source_text(spec))
     mode = detach_mode(detach, parsed.detach)
     starter = _checked_starter(objective, mode, client, parsed, namespace)
     if client is None:  # a client passed in is the cluster: the local one is not started
@@ -178,6 +182,8 @@ def _search_name(name: str | None, parsed: ExperimentSpec, objective: Callable[.
         return check_experiment_name(name, "name")
     if parsed.name:
         return parsed.name
+    if parsed.section is not None:
+        return parsed.section.kind
     named = getattr(objective, "__name__", "")
     return named if experiment_name_problem(named) is None else "search"
 
@@ -216,6 +222,8 @@ def resume(name: str, objective: Callable[..., Any] | None = None, *, store: Sto
     record = opened.experiment(name)
     spec = parse_spec(record.spec)
     mode = detach_mode(detach, spec.detach)
+    if spec.section is not None:
+        spec, objective = prepared(spec, objective)
     if objective is None:
         if mode is None:
             raise HpnbError(f"resume {name!r}: give the objective, or detach=True to run the one a "

@@ -106,7 +106,7 @@ LEVELS = {
     "runner": 1, "runner.worker": 1, "runner.ranks": 1, "cluster": 1, "views": 1,
     "tracking": 2, "integrations": 2,
     "driving": 3, "llm": 3, "nas": 3,
-    "hpnb": 4, "api": 4, "handle": 4, "search_insight": 4, "comparison": 4, "demo": 4,
+    "hpnb": 4, "api": 4, "builtin_objective": 4, "handle": 4, "search_insight": 4, "comparison": 4, "demo": 4,
     "jupyter": 5, "cli": 5, "__main__": 5, "testing": 5,
 }
 #: where torch and its family may be imported: the training code's rooms.

@@ -47,7 +47,9 @@ class HpsearchMagics(Magics):
     """The magics ``%load_ext hpnb`` registers."""
 
     @magic_arguments()
-    @argument("objective", help="the function to tune: a name defined in the notebook (or module.function)")
+    @argument("objective", nargs="?",
+              help="the function to tune: a name defined in the notebook (or module.function); none "
+                   "for a spec whose llm: section declares the objective")
     @argument("--name", help="the experiment's name in the store (default: the spec's name, else the "
                              "objective's)")
     @argument("-o", "--out", metavar="VAR",
@@ -122,8 +124,13 @@ def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell
     if args.out is not None:
         check_variable_name(args.out)
     namespace = shell.user_ns
-    objective = resolve_objective(args.objective, namespace)
+    objective = None if args.objective is None else resolve_objective(args.objective, namespace)
     spec = parse_cell_spec(body, _overrides(args))
+    if args.objective is None:
+        if spec.section is None:
+            raise UsageError("name the function to tune after %%hpsearch, e.g. %%hpsearch train (or "
+                             "declare a built-in objective in the spec: an llm: section)")
+        args.objective = f"built in ({spec.section.kind}:)"
     if args.dry_run:
         from hpnb.jupyter.plan import format_plan
 
@@ -142,7 +149,7 @@ def run_search_cell(args: argparse.Namespace, body: str, shell: InteractiveShell
         live.wait_for_end(dashboard)
 
 
-def start_search(objective: Callable[..., Any], spec: ExperimentSpec, args: argparse.Namespace,
+def start_search(objective: Callable[..., Any] | None, spec: ExperimentSpec, args: argparse.Namespace,
                  namespace: MutableMapping[str, Any], source: str | None = None,
                  body: str | None = None) -> Search | None:
     """``hpnb.search`` for a cell, returning while the cluster starts; store errors become

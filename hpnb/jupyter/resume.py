@@ -36,9 +36,9 @@ def resume_here(name: str, *, store: StoreLike, namespace: Mapping[str, Any],
         raise HpnbError(f"{name!r} is already running in this kernel")
     stored = hpnb.load(name, store=store)
     function_name = objective or stored_objective_name(stored.record)
-    if not function_name:
+    if not function_name and stored.spec.section is None:
         raise HpnbError(f"{name!r}: the store does not name its objective; add --objective FUNC")
-    search = hpnb.resume(name, resolve_objective(function_name, namespace), store=store,
-                         namespace=namespace, detach=detach)
+    function = resolve_objective(function_name, namespace) if function_name else None
+    search = hpnb.resume(name, function, store=store, namespace=namespace, detach=detach)
     live.register(search)
     return search

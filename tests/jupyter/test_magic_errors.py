@@ -164,3 +164,8 @@ def test_line_magic_on_an_unknown_name_suggests_a_stored_one(ip, tmp_path: Path)
                                  parallel=None)
     message = _usage_error(ip, f"stop mlp_lr --store {store}", None)
     assert "no experiment named 'mlp_lr'" in message and "did you mean 'mlp-lr'" in message
+
+
+def test_a_cell_without_a_function_or_a_built_in_section_says_what_to_write(ip) -> None:
+    message = _usage_error(ip, "--trials 3", SPEC)
+    assert "%%hpsearch train" in message and "llm:" in message

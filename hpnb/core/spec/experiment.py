@@ -39,6 +39,7 @@ from hpnb.core.spec.noise import parse_noise, strategy_options
 from hpnb.core.spec.objectives import parse_objectives
 from hpnb.core.spec.parameters import check_parameter_sizes, parse_parameters
 from hpnb.core.spec.resources import Resources, parse_resources
+from hpnb.core.spec.sections import SECTIONS, Section, parse_section
 from hpnb.core.spec.tracking import TrackingSpec, parse_tracking
 from hpnb.core.spec.values import (
     MAX_PARALLEL,
@@ -60,7 +61,8 @@ from hpnb.core.strategies import STRATEGIES, strategy_class
 #: every top-level key, canonical names first, then synonyms from Legion and Katib.
 TOP_LEVEL_KEYS = ("name", "metric", "mode", "metrics", "strategy", "trials", "parallel", "seed", "parameters",
                   "early_stopping", "resources", "max_failures", "retries", "timeout", "trial_timeout",
-                  "enqueue", "warm_start", "checkpoints", "constraints", "noise", "detach", "tracking")
+                  "enqueue", "warm_start", "checkpoints", "constraints", "noise", "detach", "tracking",
+                  *SECTIONS)
 SYNONYMS: dict[str, str] = {"countOfSelections": "trials", "maxTrialCount": "trials",
                             "parallelTrialCount": "parallel", "maxFailedTrialCount": "max_failures"}
 #: the budget of a sampling strategy when ``trials`` is not given.
@@ -139,6 +141,9 @@ class ExperimentSpec:
     detach: str | None = None
     #: where else the search is recorded while it runs (``tracking:``: MLflow, TensorBoard).
     tracking: TrackingSpec = field(default_factory=TrackingSpec)
+    #: a built-in objective's section (``nas:`` or ``llm:``), as written: its room checks it and
+    #: makes the objective (:mod:`hpnb.core.spec.sections`); None when the user gives the objective.
+    section: Section | None = None
 
     def __post_init__(self) -> None:
         if not self.objectives:
@@ -148,6 +153,21 @@ class ExperimentSpec:
     def is_multi_objective(self) -> bool:
         """Whether the search has several objectives (a Pareto front, not one best trial)."""
         return len(self.objectives) > 1
+
+    @property
+    def nas(self) -> dict[str, Any] | None:
+        """The ``nas:`` section as written (a new dict), or None."""
+        return self._section_fields("nas")
+
+    @property
+    def llm(self) -> dict[str, Any] | None:
+        """The ``llm:`` section as written (a new dict), or None."""
+        return self._section_fields("llm")
+
+    def _section_fields(self, kind: str) -> dict[str, Any] | None:
+        if self.section is None or self.section.kind != kind:
+            return None
+        return dict(thaw(self.section.fields))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict that :func:`parse_spec` reads back to an equal spec."""
@@ -174,6 +194,7 @@ class ExperimentSpec:
             **({"noise": self.noise} if self.noise is not None else {}),
             **({"detach": self.detach} if self.detach is not None else {}),
             **({"tracking": self.tracking.to_dict()} if self.tracking.enabled else {}),
+            **(self.section.to_dict() if self.section is not None else {}),
         }
 
     def strategy_options(self) -> dict[str, Any]:
@@ -285,6 +306,7 @@ def _build(data: Mapping[str, Any], lines: LineTable) -> ExperimentSpec:
         noise=noise,
         detach=parse_detach(data.get("detach")),
         tracking=parse_tracking(data.get("tracking")),
+        section=parse_section(data),
     )
 
 
