@@ -86,6 +86,8 @@ class DaskExecutor(Executor):
         elif "started" in message:
             with self._lock:
                 self._workers[key] = message["worker"]
+            if self._gangs is not None:
+                self._gangs.mark(key, 0, "running")
             self.sink(AttemptStarted(*key, message["worker"], float(message["started"])))
         elif COPY_MISSING in message:
             with self._lock:
@@ -265,6 +267,8 @@ class DaskExecutor(Executor):
             lost = [(key, future) for key, future in self._futures.items()
                     if self.task_key(*key) in removal.running]
         for key, _ in lost:
+            if self._gangs is not None:
+                self._gangs.mark(key, 0, "lost")
             self.lose(key, removal.worker, f"the worker running this trial died (worker {removal.worker} "
                                            "left the cluster)")
         for key in self._gangs.on_worker_removed(removal.running) if self._gangs is not None else ():

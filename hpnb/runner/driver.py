@@ -31,7 +31,14 @@ from hpnb.runner.commands import DriverCommands
 from hpnb.runner.context import DriverContext, DriverState
 from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.ending import TrialEnds
-from hpnb.runner.executor import AttemptDone, AttemptOutput, AttemptStarted, Executor, ResultBatch
+from hpnb.runner.executor import (
+    AttemptDone,
+    AttemptOutput,
+    AttemptStarted,
+    Executor,
+    RanksChanged,
+    ResultBatch,
+)
 from hpnb.runner.exploits import Exploits
 from hpnb.runner.lease import Lease
 from hpnb.runner.pausing import Pauses
@@ -186,6 +193,8 @@ class Driver(threading.Thread):
             self._on_done(message)
         elif isinstance(message, AttemptOutput):
             self.writer.output(message.trial_id, message.output)
+        elif isinstance(message, RanksChanged):
+            self.writer.event("ranks", message.to_event())
         elif message is WAKE:
             self.commands.poll()
 

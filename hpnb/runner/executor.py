@@ -75,7 +75,23 @@ class AttemptOutput:
     output: TrialOutput
 
 
-Event = AttemptStarted | ResultBatch | AttemptDone | AttemptOutput
+@dataclass(frozen=True)
+class RanksChanged:
+    """The ranks of a trial that spans several workers, each with its worker and state
+    (``starting``, ``running``, ``completed``, ``failed``, ``stopped``, ``lost``), after one changed."""
+
+    trial_id: int
+    attempt: int
+    ranks: tuple[tuple[str, str], ...]  # (worker, state) by rank
+
+    def to_event(self) -> dict[str, Any]:
+        """The store event's data (kind ``ranks``)."""
+        return {"trial": self.trial_id, "attempt": self.attempt,
+                "ranks": [{"rank": rank, "worker": worker, "state": state}
+                          for rank, (worker, state) in enumerate(self.ranks)]}
+
+
+Event = AttemptStarted | ResultBatch | AttemptDone | AttemptOutput | RanksChanged
 Sink = Callable[[Event], None]
 
 

@@ -28,7 +28,7 @@ from distributed import Client, Future, Variable
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec.trial_resources import TrialResources
 from hpnb.runner.dask_task import COPY_MISSING, run_on_worker, verdict_name
-from hpnb.runner.executor import AttemptDone, Event
+from hpnb.runner.executor import AttemptDone, Event, RanksChanged
 from hpnb.runner.graces import Graces
 from hpnb.runner.ranks.gang import Gang
 from hpnb.runner.ranks.placement import GangQueue
@@ -55,6 +55,10 @@ class GangHost(Protocol):
     def stop(self, trial_id: int, attempt: int) -> None: ...
 #: seconds the other ranks have to end once one rank ended, before their tasks are cancelled.
 RANK_GRACE = 10.0
+#: a rank's state once its objective returned, by the outcome's status.
+ENDED_AS = {"ok": "completed", "failed": "failed", "stopped": "stopped"}
+#: the states a rank never leaves.
+FINAL_STATES = frozenset({"completed", "failed", "stopped", "lost"})
 
 
 class GangRuns:
@@ -75,6 +79,7 @@ class GangRuns:
         self._gangs: dict[Key, Gang] = {}
         self._futures: dict[Key, list[Future]] = {}
         self._outcomes: dict[Key, dict[int, dict[str, Any]]] = {}
+        self._states: dict[Key, list[str]] = {}
         self._busy: Counter[str] = Counter()
         self._placing = threading.Lock()
 
@@ -138,6 +143,8 @@ class GangRuns:
         with self._lock:
             self._gangs[key] = gang
             self._outcomes[key] = {}
+            self._states[key] = ["starting"] * gang.size
+        self.executor.sink(RanksChanged(*key, tuple((worker, "starting") for worker in workers)))
         placement: dict[str, Any] = {"allow_other_workers": False, "pure": False}
         if self.executor.per_trial.amounts:
             placement["resources"] = dict(self.executor.per_trial.amounts)
@@ -158,15 +165,29 @@ class GangRuns:
         with self._lock:
             return key in self._gangs or key in self._waiting
 
+    def mark(self, key: Key, rank: int, state: str) -> None:
+        """Rank ``rank`` of the attempt is now in ``state`` (a rank that ended stays as it ended);
+        the driver is told the attempt's ranks."""
+        with self._lock:
+            gang, states = self._gangs.get(key), self._states.get(key)
+            if gang is None or states is None or states[rank] == state or states[rank] in FINAL_STATES:
+                return
+            states[rank] = state
+            ranks = tuple(zip(gang.workers, states, strict=True))
+        self.executor.sink(RanksChanged(*key, ranks))
+
     def on_message(self, message: dict[str, Any]) -> None:
         """A message of a rank beyond 0 (in the client's event loop: no call to the scheduler here)."""
         key, rank = (int(message["trial"]), int(message["attempt"])), int(message["rank"])
-        if COPY_MISSING in message:
+        if "started" in message:
+            self.mark(key, rank, "running")
+        elif COPY_MISSING in message:
             self.executor.copy_missing(key, message)
             self._stop_soon(key)
         elif "outcome" in message:
             with self._lock:
                 self._outcomes.setdefault(key, {})[rank] = message["outcome"]
+            self.mark(key, rank, ENDED_AS.get(str(message["outcome"].get("status")), "failed"))
             if message["outcome"].get("status") == "failed":
                 self._stop_soon(key)  # its peers would wait in a collective for it
 
@@ -178,18 +199,24 @@ class GangRuns:
             return
         gang = self._gangs.get(key)
         worker = gang.workers[rank] if gang else None
+        self.mark(key, rank, "lost")
         self.executor.lose(key, worker, f"rank {rank} of the trial was lost (its worker {worker} died or "
                                         "left the cluster): every rank of the attempt is ended")
         self.stop_ranks(key)
 
     def on_worker_removed(self, running: Set[str]) -> list[Key]:
-        """The gang attempts one of whose ranks beyond 0 ran on a removed worker."""
+        """The gang attempts one of whose ranks beyond 0 ran on a removed worker (marked lost)."""
         with self._lock:
-            return [key for key, futures in self._futures.items() if any(f.key in running for f in futures)]
+            lost = [(key, rank) for key, futures in self._futures.items()
+                    for rank, future in enumerate(futures, start=1) if future.key in running]
+        for key, rank in lost:
+            self.mark(key, rank, "lost")
+        return list(dict.fromkeys(key for key, _ in lost))
 
     def outcome(self, key: Key, outcome: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
         """Rank 0 ended with ``outcome``: ``emit`` the attempt's, once the other ranks told theirs
         (or RANK_GRACE passed); nothing for an attempt told lost already."""
+        self.mark(key, 0, ENDED_AS.get(str(outcome.get("status")), "failed"))
         with self._lock:
             gang = self._gangs.get(key)
             others = self._outcomes.setdefault(key, {})  # kept here: the attempt's release drops it
@@ -247,10 +274,13 @@ class GangRuns:
         self._release(key)
 
     def _release(self, key: Key) -> None:
+        for rank in range(len(self._states.get(key, ()))):  # the ranks ended here, not by themselves
+            self.mark(key, rank, "stopped")
         with self._lock:
             gang = self._gangs.pop(key, None)
             self._futures.pop(key, None)
             self._outcomes.pop(key, None)
+            self._states.pop(key, None)
             if gang is not None:
                 self._busy.subtract(gang.workers)
         if gang is not None:

@@ -48,6 +48,18 @@ def _said(folder: Path) -> dict[tuple[int, int], dict[int, dict]]:
     return found
 
 
+def _ranks_seen(store, experiment_id: int) -> dict[tuple[int, int], list[list[tuple[str, str]]]]:
+    """Each attempt's ranks as the driver recorded them (store events ``ranks``), oldest first:
+    a list of (worker, state) by rank for every change."""
+    seen: dict[tuple[int, int], list[list[tuple[str, str]]]] = {}
+    for event in store.events(experiment_id):
+        if event["kind"] == "ranks":
+            data = event["data"]
+            ranks = [(r["worker"], r["state"]) for r in sorted(data["ranks"], key=lambda r: r["rank"])]
+            seen.setdefault((data["trial"], data["attempt"]), []).append(ranks)
+    return seen
+
+
 def test_every_rank_runs_with_torchruns_environment_and_rank_0_reports_for_the_trial(
         store, three_workers: Client, tmp_path: Path) -> None:
     objective = partial(rank_objectives.told_environment, folder=str(tmp_path))
@@ -74,6 +86,13 @@ def test_every_rank_runs_with_torchruns_environment_and_rank_0_reports_for_the_t
         assert [r.step for r in rows] == [0, 1, 2, 3]  # once each: rank 1's reports are not the trial's
         assert {r.metrics["rank"] for r in rows} == {0} and {r.metrics["world"] for r in rows} == {2}
     assert len(ports) == 5  # a port chosen for every trial, never a fixed one
+    workers = set(three_workers.scheduler_info()["workers"])
+    for changes in _ranks_seen(store, search.experiment_id).values():  # what the dashboard and Lab show
+        assert [state for _, state in changes[0]] == ["starting", "starting"]
+        assert [state for _, state in changes[-1]] == ["completed", "completed"]
+        assert ["running", "running"] in [[state for _, state in ranks] for ranks in changes]
+        placed = [worker for worker, _ in changes[-1]]
+        assert len(set(placed)) == 2 and set(placed) <= workers
     leftover = three_workers.run(lambda: sorted(k for k in rank_objectives.TOLD if k in os.environ))
     assert all(found == [] for found in leftover.values())  # each rank's environment restored after
 
@@ -105,6 +124,8 @@ def test_a_failing_rank_ends_its_attempt_with_its_traceback_and_the_search_goes_
     assert failed.state == "FAILED"
     assert failed.error.startswith("rank 1 failed:") and "ValueError: rank 1 cannot go on" in failed.error
     assert (failed.last_step or 0) < 100  # rank 0 was ended too, long before its 200 steps
+    [changes] = [c for (trial, _), c in _ranks_seen(store, search.experiment_id).items() if trial == failed.trial_id]
+    assert [state for _, state in changes[-1]] == ["stopped", "failed"]
 
 
 def test_ranks_all_reduce_over_a_gloo_process_group_made_from_the_environment(
@@ -137,6 +158,9 @@ def test_a_ranks_worker_killed_mid_trial_ends_the_attempt_which_resumes_whole_fr
     attempts = _said(tmp_path)
     assert len(attempts) >= 2  # the attempt that lost a rank, and the one that completed
     assert all(sorted(ranks) == [0, 1] for ranks in attempts.values())  # each a whole gang
+    seen = _ranks_seen(store, search.experiment_id)
+    assert [state for _, state in seen[(0, 0)][-1]] == ["stopped", "lost"]  # rank 1's worker was killed
+    assert [state for _, state in seen[(0, max(a for _, a in seen))][-1]] == ["completed", "completed"]
 
 
 def test_several_ranks_in_one_worker_are_refused_at_the_start_with_what_to_give_instead(
