@@ -28,6 +28,8 @@ STRATEGIES: dict[str, str] = {
     "auto": "auto:AutoStrategy",
     "bohb": "bohb:BOHBStrategy",
     "dehb": "dehb:DEHBStrategy",
+    "evolution": "evolution:EvolutionStrategy",
+    "enas": "enas:ENASStrategy",
 }
 
 #: early-stopping rule name -> "module:Class" below hpnb.core.early_stopping.
