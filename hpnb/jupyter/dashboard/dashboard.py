@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from hpnb.core.errors import HpnbError
 from hpnb.core.restartable_thread import RestartableThread
 from hpnb.jupyter import warmup
-from hpnb.jupyter.dashboard import static, trial_artifacts, trial_log
+from hpnb.jupyter.dashboard import ranks, static, trial_artifacts, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import best_cell_code, copy_label, trial_cell_code
 from hpnb.jupyter.dashboard.data import objective_values
@@ -205,7 +205,8 @@ class Dashboard:
         """The selected trial's log, read again only when that trial changed."""
         trial_id = self._selected_trial()
         record = next((t for t in view.trials if t.trial_id == trial_id), None)
-        key = None if record is None else (trial_id, record.state, record.end, record.error)
+        gang = view.ranks.get(trial_id) if trial_id is not None else None
+        key = None if record is None else (trial_id, record.state, record.end, record.error, gang)
         if key == self._log_shown:
             return
         self._log_shown = key
@@ -213,7 +214,7 @@ class Dashboard:
             self.widgets.log.value = trial_log.HINT
             return
         try:
-            log = trial_log.log_html(self.search.logs(trial_id))
+            log = trial_log.log_html(self.search.logs(trial_id), ranks.ranks_html(gang))
             self.widgets.log.value = log + self._artifacts(trial_id)
         except HpnbError as err:
             self.widgets.log.value = trial_log.error_html(trial_id, err)

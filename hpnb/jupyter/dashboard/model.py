@@ -9,10 +9,11 @@ only the result rows stored since the last update.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hpnb.core.rank_states import TrialRanks, latest_ranks
 from hpnb.core.space import SearchSpace
 from hpnb.core.store import ExperimentRecord, ResultRow, Store, TrialRecord
 from hpnb.core.summary import ExperimentState, experiment_state, latest_event, with_limit
@@ -39,6 +40,8 @@ class View:
     version: int = 0
     #: the version of its trials alone (see :attr:`DashboardModel.trials_version`)
     trials_version: int = 0
+    #: trial id -> the ranks of its latest attempt, for trials that span several workers
+    ranks: dict[int, TrialRanks] = field(default_factory=dict)
 
 
 class DashboardModel:
@@ -116,6 +119,7 @@ class DashboardModel:
             metrics=[experiment.metric, *metrics],
             version=self.version,
             trials_version=self.trials_version,
+            ranks=latest_ranks(self.events),
         )
 
     @property

@@ -123,12 +123,14 @@ def table_page(
     page_rows: int = PAGE_ROWS,
     objectives: Sequence[Objective] = (),
     constraints: Sequence[Constraint] = (),
+    ranks: Mapping[int, str] | None = None,
 ) -> TablePage:
     """Page ``page`` (from 0; clamped to the last) of the trials sorted by column ``sort``.
 
     An unknown ``sort`` falls back to the rank (a parameter column can vanish when a
     search is reopened with another spec). With several ``objectives``, see :func:`columns`.
     With ``constraints``, infeasible trials rank after the feasible ones and their score says so.
+    ``ranks`` (trial id -> ``2 ranks``) is added to the state of trials that span several workers.
     """
     several = len(objectives) > 1
     cols = columns(metric, param_names, objectives)
@@ -160,6 +162,8 @@ def table_page(
                        repeated.get(trial.trial_id))
         if constraints and cells[2] and not is_feasible(trial, constraints):
             cells[2] += f" {INFEASIBLE}"
+        if ranks and trial.trial_id in ranks:
+            cells[3] += f" \u00b7 {ranks[trial.trial_id]}"
         rows.append(_with_objectives(cells, trial, objectives, fronts) if several else cells)
     return TablePage(cols, rows, [t.trial_id for t in shown], states, sort, descending, page, pages,
                      len(ordered))

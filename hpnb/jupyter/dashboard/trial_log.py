@@ -32,8 +32,9 @@ def _block(title: str, text: str, written: int, color: str = "") -> str:
     return f"<b{style}>{title}</b><small>{html.escape(note)}</small>{_PRE.format(body)}"
 
 
-def log_html(log: TrialLog) -> str:
-    """The panel's HTML for ``log``."""
+def log_html(log: TrialLog, ranks: str = "") -> str:
+    """The panel's HTML for ``log``; ``ranks`` (HTML: a trial's ranks, see
+    :mod:`hpnb.jupyter.dashboard.ranks`) goes under its first line."""
     attempt = f" &middot; attempt {log.attempt + 1}" if log.attempt else ""
     parts = [
         f"<div class='hpnb-trial-log'><b>trial {log.trial_id}</b> &middot; {html.escape(log.state)}{attempt}"
@@ -42,6 +43,7 @@ def log_html(log: TrialLog) -> str:
     ]
     if log.note:
         parts.append(f"<br><small>{html.escape(log.note)}</small>")
+    parts.append(ranks)
     if log.traceback:
         parts.append("<br>" + _block("traceback", log.traceback, 0, "#d62728"))
     else:

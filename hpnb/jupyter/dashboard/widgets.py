@@ -17,6 +17,7 @@ import ipywidgets as widgets
 from hpnb.core.analysis.humane_time import duration
 from hpnb.core.constraints import constraints_text
 from hpnb.core.objectives import Objective
+from hpnb.core.rank_states import RANKS_EVENT
 from hpnb.core.repeats import spread_text
 from hpnb.core.summary import SearchSummary
 from hpnb.core.trial import ExperimentState, TrialState
@@ -26,6 +27,7 @@ from hpnb.jupyter.dashboard.copy_cell import COPY_BEST, CopyBestButton
 from hpnb.jupyter.dashboard.event_words import event_text
 from hpnb.jupyter.dashboard.look import STATE_COLORS
 from hpnb.jupyter.dashboard.model import DashboardModel, View
+from hpnb.jupyter.dashboard.ranks import rank_labels
 from hpnb.jupyter.dashboard.table import table_page
 from hpnb.jupyter.dashboard.table_widget import TrialTable
 from hpnb.jupyter.dashboard.tabs import InsightTabs
@@ -112,9 +114,13 @@ def failures_html(failed: Sequence[data.Failure]) -> str:
     return "\n".join(parts)
 
 
+#: events the "recent actions" line leaves out: exploits (the lineage tab), ranks (the trial's log).
+_NOT_ACTIONS = ("exploit", RANKS_EVENT)
+
+
 def events_html(events: Sequence[dict[str, Any]]) -> str:
     """The last few actions, newest last, in words (exploits have the lineage tab)."""
-    shown = [e for e in events if e.get("kind") != "exploit"][-EVENTS_SHOWN:]
+    shown = [e for e in events if e.get("kind") not in _NOT_ACTIONS][-EVENTS_SHOWN:]
     if not shown:
         return ""
     items = [html.escape(event_text(event)) for event in shown]
@@ -196,13 +202,15 @@ class DashboardWidgets:
         ticking = int(now) if running else None  # running trials' durations grow
         asked = self.table.order  # read once: a click may change it on the main thread meanwhile
         sort, descending, page = asked
-        key = (view.trials_version, summary.state, *asked, ticking)
+        labels = rank_labels(view.ranks)
+        key = (view.trials_version, summary.state, *asked, ticking, tuple(labels.items()))
         if self._sent.get("table") == key:
             return
         self._sent["table"] = key
         self.table.show(table_page(view.trials, summary.mode, summary.state, self.model.param_names,
                                    summary.metric, now=now, sort=sort, descending=descending, page=page,
-                                   objectives=summary.objectives, constraints=summary.constraints), asked)
+                                   objectives=summary.objectives, constraints=summary.constraints,
+                                   ranks=labels), asked)
 
     def set_best_code(self, code: str, label: str = "") -> None:
         """The code "Copy ... as a cell" inserts, and the button's label ("" for the usual one)."""
