@@ -17,6 +17,7 @@ Routes:
                                                        rank and Pareto rank
     GET  /hpnb/api/experiments/NAME/results?after=&limit=[&trial=ID]
     GET  /hpnb/api/experiments/NAME/trials/ID/logs      what trial ID printed, its error, worker, memory
+                                                       (and, spanning several workers, its ``ranks``)
 and, added with these by :mod:`hpnb.jupyter.server.routes`, the command routes
 (:mod:`~hpnb.jupyter.server.command_route`), the view's plots (:mod:`~hpnb.jupyter.server.view_routes`),
 a trial's artifacts and the dashboards' plotly.js.
@@ -37,6 +38,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from hpnb.core.rank_states import search_ranks
 from hpnb.core.store import (
     ExperimentRecord,
     InvalidName,
@@ -184,8 +186,9 @@ class ResultsHandler(SearchRoute):
 
 
 class TrialLogHandler(HpnbHandler):
-    """One trial's log (:class:`hpnb.core.trial_log.TrialLog` as JSON); 404 names the trial ids
-    the search has."""
+    """One trial's log (:class:`hpnb.core.trial_log.TrialLog` as JSON) with its ``ranks`` (those of
+    its latest attempt, :meth:`hpnb.core.rank_states.TrialRanks.to_json`; null for a trial of one
+    worker); 404 names the trial ids the search has."""
 
     @web.authenticated
     @authorized
@@ -193,7 +196,10 @@ class TrialLogHandler(HpnbHandler):
         name, trial_id = self.checked_name(name), self.checked_id(trial, "trial")
 
         def work(store: Store) -> dict[str, Any]:
-            return read_trial_log(store, store.experiment(name), trial_id, time.time()).to_json()
+            record = store.experiment(name)
+            ranks = search_ranks(store, record.id).get(trial_id)
+            log = read_trial_log(store, record, trial_id, time.time()).to_json()
+            return {**log, "ranks": None if ranks is None else ranks.to_json()}
 
         self.write_json(await self.in_store(work))
 

@@ -2,7 +2,8 @@
 
 Routes (under ``/hpnb/api/experiments/NAME``):
     GET leaderboard?offset=&limit=&sort=&order=   a sorted page of trials, with each one's rank,
-                                                  objective values and Pareto rank
+                                                  objective values and Pareto rank (and, for a trial
+                                                  that spans several workers, its ``ranks``)
     GET history?order=trial|end                   the optimization history (thinned beyond 1,000)
     GET curves?trial=&points=                      curves of a few trials, thinned per trial
     GET parcoords?trial=                           the finished parallel coordinates: the best 1,000
@@ -27,6 +28,7 @@ from tornado import web
 from hpnb.core.analysis.analysis_errors import NotEnoughTrials
 from hpnb.core.analysis.history import ORDERS, Order, optimization_history
 from hpnb.core.errors import HpnbError
+from hpnb.core.rank_states import search_ranks
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import ExperimentRecord, ResultRow, Store, TrialRecord
 from hpnb.core.summary import record_objectives, trial_state
@@ -88,8 +90,10 @@ class LeaderboardHandler(InsightHandler):
         sort = self.choice_argument("sort", "rank", allowed) if self.raw_sort else "rank"
         page = sorted_trials(trials, ranking, sort, self.order == "desc", now)
         page = page[self.offset:self.offset + self.limit]
-        rows = [{**trial_json(t, state), **ranking.row(t), "duration": trial_duration(t, now)}
-                for t in page]
+        gangs = kept_with_trials(store.path, record, trials, "ranks",
+                                 lambda _: search_ranks(store, record.id))
+        rows = [{**trial_json(t, state), **ranking.row(t), "duration": trial_duration(t, now),
+                 **({"ranks": gangs[t.trial_id].to_json()} if t.trial_id in gangs else {})} for t in page]
         return {"rows": rows, "total": len(trials), "offset": self.offset, "limit": self.limit, "sort": sort,
                 "order": self.order, "parameters": kinds, "columns": names, "metric": record.metric,
                 "mode": record.mode, "objectives": ranking.objectives_json()}
