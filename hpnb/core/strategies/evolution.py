@@ -61,6 +61,8 @@ MIN_POPULATION = 2
 RETRIES = 10
 #: a number's mutation step: the standard deviation of its move in the unit interval.
 NUMBER_STEP = 0.1
+#: a number with at most this many values that its steps missed moves to a neighbouring value.
+MAX_NEIGHBOUR_GRID = 100_000
 
 
 def default_population(budget: int | None) -> int:
@@ -92,13 +94,21 @@ def mutate_value(param: Parameter, value: Any, rng: np.random.Generator) -> Any:
     if isinstance(param, OrdinalParameter):
         return perturb_value(param, value, rng)
     position = param.to_unit(value)
-    moved = value
     for scale in (1.0, 2.0, 4.0):  # a step that lands on the same value (a short grid) grows
         target = abs(position + scale * NUMBER_STEP * float(rng.standard_normal()))
         moved = param.from_unit(target if target <= 1.0 else max(2.0 - target, 0.0))  # reflected
         if moved != value:
-            break
-    return moved
+            return moved
+    grid = param.grid_values() if (param.grid_size() or 0) <= MAX_NEIGHBOUR_GRID else None
+    return _grid_neighbour(grid, value, rng) if grid else value
+
+
+def _grid_neighbour(grid: Sequence[Any], value: Any, rng: np.random.Generator) -> Any:
+    """The value before or after ``value`` in a number's sorted ``grid`` (at an end, the only one)."""
+    index = min(range(len(grid)), key=lambda i: abs(float(grid[i]) - float(value)))
+    step = int(rng.choice((-1, 1)))
+    moved = index + step if 0 <= index + step < len(grid) else index - step
+    return grid[moved] if 0 <= moved < len(grid) else value
 
 
 def mutate(space: SearchSpace, params: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
