@@ -85,7 +85,7 @@ export interface IResult {
   metrics: Record<string, number>;
 }
 
-export type { ITrial, IObjective, IObjectiveValues, IImportanceBar, IPareto, IParetoPoint, IParameterKind, ILeaderboardRow, SortOrder, ILeaderboardPage, IHistoryPoint, IHistory, ICurve, ICurves, IParcoordsData, IImportance, ITrialLog, ISliceAxis, ISlice, IContour, ISlices, ICompared } from './viewTypes';
+export type { ITrial, IObjective, IObjectiveValues, IImportanceBar, IPareto, IParetoPoint, IParameterKind, ILeaderboardRow, SortOrder, ILeaderboardPage, IHistoryPoint, IHistory, ICurve, ICurves, IParcoordsData, IImportance, ITrialLog, ITrialRanks, IRankState, ISliceAxis, ISlice, IContour, ISlices, ICompared } from './viewTypes';
 export { MAX_COMPARED } from './viewTypes';
 
 /** Performs a request for a path relative to the server's base URL. */

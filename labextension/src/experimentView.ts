@@ -123,6 +123,7 @@ export class ExperimentPanel extends Widget {
       this.renderHeader(experiment, '');
       this.updateControls();
       this.table.render(page, this.selected, Date.now() / 1000);
+      this.showSelectedRanks(page);
       await Promise.all([this.drawHistory(), this.drawCurves()]);
       await nextFrame(); // the table and the plots above are shown before the tab's (WebGL) plot is drawn
       this.tabs.setObjectives(experiment.objectives ?? []);
@@ -151,6 +152,14 @@ export class ExperimentPanel extends Widget {
       this.showHistoryMark() ? Promise.resolve() : this.reloadHistory(),
       inCurves ? this.restyleCurves() : this.reloadCurves()
     ]);
+  }
+
+  /** The selected trial's ranks, as its row on this page says them, follow into its log panel. */
+  private showSelectedRanks(page: ILeaderboardPage): void {
+    const row = page.rows.find(item => item.trial_id === this.selected);
+    if (row && this.selected !== null) {
+      this.log.updateRanks(this.selected, row.ranks ?? null);
+    }
   }
 
   /** The controls follow the search's state and the selected trial's (as its leaderboard row shows it). */

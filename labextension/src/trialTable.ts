@@ -18,6 +18,7 @@ import {
   type IColumn,
   type ISortState
 } from './leaderboard';
+import { rankCountLabel } from './ranks';
 import { element } from './resume';
 
 /** Rows per page of the leaderboard. */
@@ -38,8 +39,17 @@ function cellContent(row: ILeaderboardRow, column: IColumn, now: number): HTMLEl
       marked.title = cell.title;
       return marked;
     }
-    case 'state':
-      return element('span', `hpnb-badge ${stateClass(row.state)}`, row.state.toLowerCase());
+    case 'state': {
+      const badge = element('span', `hpnb-badge ${stateClass(row.state)}`, row.state.toLowerCase());
+      if (!row.ranks) {
+        return badge;
+      }
+      const cell = element('span', 'hpnb-state-cell');
+      const count = element('span', 'hpnb-rank-count', ` ${rankCountLabel(row.ranks)}`);
+      count.title = row.ranks.summary;
+      cell.append(badge, count);
+      return cell;
+    }
     case 'duration':
       return formatDuration(row.duration);
     case 'start':

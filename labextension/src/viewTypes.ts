@@ -57,6 +57,8 @@ export interface ILeaderboardRow extends ITrial, IObjectiveValues {
   /** The trial is under way: its score may still change. */
   partial?: boolean;
   duration: number | null;
+  /** A trial that spans several workers: its ranks (absent otherwise). */
+  ranks?: ITrialRanks;
 }
 
 /** Sort direction of a column. */
@@ -168,6 +170,24 @@ export interface IPareto {
   front_size: number;
 }
 
+/** One rank of a trial that spans several workers: its worker (and its host, without the protocol) and state. */
+export interface IRankState {
+  rank: number;
+  worker: string;
+  host: string;
+  /** `starting`, `running`, `completed`, `failed`, `stopped` or `lost` (its worker died or left). */
+  state: string;
+}
+
+/** The ranks of a trial's latest attempt, with the line that sums them up. */
+export interface ITrialRanks {
+  trial_id: number;
+  /** 0 for the first attempt; higher after retries. */
+  attempt: number;
+  summary: string;
+  ranks: IRankState[];
+}
+
 /** What a trial printed, its traceback, where it ran and its peak memory. */
 export interface ITrialLog {
   trial_id: number;
@@ -179,6 +199,8 @@ export interface ITrialLog {
   peak_memory_bytes: number | null;
   truncated?: boolean;
   note?: string | null;
+  /** A trial that spans several workers: its ranks; null otherwise. */
+  ranks?: ITrialRanks | null;
 }
 
 /** How the slices route describes a parameter's axis. */
