@@ -14,3 +14,19 @@ accelerate are imported here (and in :mod:`hpnb.integrations`, :mod:`hpnb.nas`,
 (:mod:`hpnb.api`), the notebook layer (:mod:`hpnb.jupyter`) and the command line
 (:mod:`hpnb.cli`) import this room, so a plain search never loads it.
 """
+
+from typing import Any
+
+_EXPORTS = {"search": "hpnb.llm.api", "best_model": "hpnb.llm.api", "load": "hpnb.llm.objective"}
+
+
+def __getattr__(name: str) -> Any:
+    # lazily: ``import hpnb.llm`` loads neither the spec parser nor any training library
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["best_model", "load", "search"]
