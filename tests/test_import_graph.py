@@ -106,6 +106,7 @@ LEVELS = {
     "runner": 1, "runner.worker": 1, "runner.ranks": 1, "cluster": 1, "views": 1,
     "tracking": 2, "integrations": 2,
     "driving": 3, "llm": 3, "nas": 3,
+    "llm.api": 4,  # hpnb.llm.search and best_model: a front door of fine-tuning searches
     "hpnb": 4, "api": 4, "builtin_objective": 4, "handle": 4, "search_insight": 4, "comparison": 4, "demo": 4,
     "jupyter": 5, "cli": 5, "__main__": 5, "testing": 5,
 }
@@ -125,8 +126,8 @@ def room_of(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1:
         return "hpnb"
-    if parts[1] == "runner" and len(parts) > 2 and f"runner.{parts[2]}" in LEVELS:
-        return f"runner.{parts[2]}"
+    if parts[1] in ("runner", "llm") and len(parts) > 2 and f"{parts[1]}.{parts[2]}" in LEVELS:
+        return f"{parts[1]}.{parts[2]}"
     return parts[1]
 
 
