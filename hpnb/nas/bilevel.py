@@ -28,6 +28,8 @@ from torch import nn
 from hpnb.nas.supernet import Supernet
 
 Batch = tuple[torch.Tensor, torch.Tensor]
+#: how far the finite difference moves the weights (the paper's 0.01, divided by the gradient's norm).
+EPSILON = 0.01
 
 
 def loss(net: Supernet, batch: Batch) -> torch.Tensor:
@@ -64,7 +66,7 @@ def _unrolled(net: Supernet, train: Batch, valid: Batch, alphas: list[nn.Paramet
     valid_grads = torch.autograd.grad(loss(net, valid), [*alphas, *weights], allow_unused=True)
     alpha_grads = valid_grads[:len(alphas)]
     dw = [g if g is not None else torch.zeros_like(w) for g, w in zip(valid_grads[len(alphas):], weights)]
-    eps = 0.01 / torch.sqrt(torch.stack([(g * g).sum() for g in dw]).sum()).clamp_min(1e-12)
+    eps = EPSILON / torch.sqrt(torch.stack([(g * g).sum() for g in dw]).sum()).clamp_min(1e-12)
     hessian = _finite_difference(net, train, alphas, weights, saved, dw, eps)
     return tuple((a if a is not None else torch.zeros_like(alpha)) - lr * h
                  for a, h, alpha in zip(alpha_grads, hessian, alphas))

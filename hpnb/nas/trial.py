@@ -132,8 +132,8 @@ def search_architecture(operations: tuple[str, ...], layers: int, settings: dict
         if records and records[-1].stopped:
             return records
     size, limit = settings["batch_size"], skip_limit(settings)
-    valid = endless(data.valid_x, data.valid_y, size, valid_order)
     for epoch in range(start + 1, settings["num_epochs"] + 1):
+        valid = endless(data.valid_x, data.valid_y, size, valid_order)  # afresh: a checkpoint holds its state
         train_accuracy, train_loss = search_epoch(net, batches(data.train_x, data.train_y, size, train_order),
                                                   valid, optimisers, settings)
         accuracy, loss = evaluate(net, data.valid_x, data.valid_y, size)
