@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from hpnb.nas import Genotype
-from hpnb.nas import bilevel
+from hpnb.nas import Genotype, bilevel
 from hpnb.nas.bilevel import architecture_gradient, loss
 from hpnb.nas.data import SearchData
 from hpnb.nas.settings import darts_settings
@@ -142,8 +141,8 @@ def test_a_supernet_resumed_from_its_checkpoint_goes_on_as_if_never_stopped():
 
 def test_darts_plus_stops_the_search_when_skip_connections_take_the_normal_cell():
     data = SearchData.load(tiny_digits)
-    records = search_architecture(("skip_connection", "max_pooling_3x3"), 1,
-                                  _settings(num_epochs=5, stop_at_skip_connections=1, num_nodes=1), data, seed=0)
+    settings = _settings(num_epochs=5, stop_at_skip_connections=1, num_nodes=1)
+    records = search_architecture(("skip_connection", "max_pooling_3x3"), 1, settings, data, seed=0)
     skips = [Genotype.parse(r.genotype).count("skip_connection") for r in records]
     assert skips[-1] >= 1 and all(s == 0 for s in skips[:-1])
     assert len(records) < 5 and "DARTS+" in records[-1].stopped
