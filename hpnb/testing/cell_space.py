@@ -17,10 +17,13 @@ Example:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from hpnb.core.space import CategoricalParameter, OrdinalParameter, Parameter, SearchSpace
+from hpnb.core.strategies.base import Strategy, TrialHistory
+from hpnb.core.trial import TrialState
 
 #: Katib's operations of a DARTS cell.
 OPERATIONS = ("separable_convolution_3x3", "separable_convolution_5x5", "dilated_convolution_3x3",
@@ -58,3 +61,19 @@ def cell_loss(params: Mapping[str, Any], inputs: int = 2, prefix: str = "normal"
 def cell_objective(config: Mapping[str, Any]) -> dict[str, float]:
     """An objective over :func:`cell_space` for searches: ``{"loss": cell_loss(config)}``."""
     return {"loss": cell_loss(config)}
+
+
+def search_cells(strategy: Strategy, trials: int, save_at: int) -> tuple[list[TrialHistory], dict[str, Any]]:
+    """``trials`` sequential trials of ``strategy`` on :func:`cell_loss`: the store's history of them
+    and the strategy's state as saved before trial ``save_at`` (through JSON, as the store keeps it)."""
+    history: list[TrialHistory] = []
+    saved: dict[str, Any] = {}
+    for trial_id in range(trials):
+        if trial_id == save_at:
+            saved = json.loads(json.dumps(strategy.state_dict()))
+        suggestion = strategy.suggest(trial_id)
+        assert suggestion is not None
+        loss = cell_loss(suggestion.params)
+        strategy.observe(trial_id, loss)
+        history.append(TrialHistory(trial_id, suggestion.params, TrialState.COMPLETED, loss))
+    return history, saved

@@ -9,11 +9,10 @@ import pytest
 
 from hpnb.core.errors import SpecError
 from hpnb.core.space import CategoricalParameter, FloatParameter, IntParameter, SearchSpace
-from hpnb.core.strategies.base import TrialHistory
 from hpnb.core.strategies.enas import ENASStrategy
 from hpnb.core.trial import TrialState
 from hpnb.testing import StrategySuite
-from hpnb.testing.cell_space import cell_loss, cell_space
+from hpnb.testing.cell_space import cell_loss, cell_space, search_cells
 from hpnb.testing.conditional_space import conditional_space
 
 BEST_OP = "separable_convolution_3x3"
@@ -124,15 +123,8 @@ def test_a_resume_learns_the_stored_trials_from_their_own_configurations() -> No
     store's configurations and values: the same policy as the search that ran them."""
     space = cell_space()
     original = ENASStrategy(space, seed=1)
-    history, saved = [], None
-    for tid in range(20):
-        if tid == 10:
-            saved = json.loads(json.dumps(original.state_dict()))
-        params = original.suggest(tid).params  # type: ignore[union-attr]
-        original.observe(tid, cell_loss(params))
-        history.append(TrialHistory(tid, params, TrialState.COMPLETED, cell_loss(params)))
+    history, saved = search_cells(original, 20, save_at=10)
     resumed = ENASStrategy(space, seed=99)
-    assert saved is not None
     resumed.load_state_dict(saved)
     resumed.rebuild(history)
     for name, choices in original.policy().items():

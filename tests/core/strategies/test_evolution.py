@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,11 +20,10 @@ from hpnb.core.space import (
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
 from hpnb.core.strategies import strategy_class
-from hpnb.core.strategies.base import TrialHistory
 from hpnb.core.strategies.evolution import EvolutionStrategy, mutate
 from hpnb.core.trial import TrialState
 from hpnb.testing import StrategySuite, mixed_space
-from hpnb.testing.cell_space import cell_loss, cell_objective, cell_space
+from hpnb.testing.cell_space import cell_loss, cell_objective, cell_space, search_cells
 from hpnb.testing.conditional_space import conditional_space
 from tests.waiting import patience
 
@@ -161,15 +159,8 @@ def test_a_resume_learns_the_stored_trials_with_their_own_configurations() -> No
     that ran them (the stored configurations, not fresh children), and no stored one is repeated."""
     space = _cells()
     original = EvolutionStrategy(space, seed=1, population=4, sample=2)
-    history, saved = [], None
-    for tid in range(12):
-        if tid == 6:
-            saved = json.loads(json.dumps(original.state_dict()))
-        params = original.suggest(tid).params  # type: ignore[union-attr]
-        original.observe(tid, cell_loss(params))
-        history.append(TrialHistory(tid, params, TrialState.COMPLETED, cell_loss(params)))
+    history, saved = search_cells(original, 12, save_at=6)
     resumed = EvolutionStrategy(space, seed=99, population=4, sample=2)
-    assert saved is not None
     resumed.load_state_dict(saved)
     resumed.rebuild(history)
     assert resumed.members() == original.members() == [8, 9, 10, 11]
