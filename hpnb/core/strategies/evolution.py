@@ -20,6 +20,8 @@ Architecture Search" (AAAI 2019), for any space of categories, ordered lists and
 - Constraints (``constraints:``): a tournament prefers a feasible member to an infeasible one,
   and between infeasible members the smaller total violation (Deb's rules); the loss decides
   between feasible members.
+- A resumed search takes the trials stored after its saved state into the population with their
+  stored configurations, results and violations, in the order of their ids.
 
 ``population`` defaults to a fifth of the trial budget, from 10 to 100 (50 without a budget),
 and ``sample`` to half the population, at least 2. Real et al. ran 100 and 25 over 20,000 models;
