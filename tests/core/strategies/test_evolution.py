@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import hpnb
+from hpnb.core.early_stopping.base import NoStopping
 from hpnb.core.errors import SpecError
 from hpnb.core.space import (
     CategoricalParameter,
@@ -20,11 +21,14 @@ from hpnb.core.space import (
 from hpnb.core.spec import parse_spec
 from hpnb.core.store import Store
 from hpnb.core.strategies import strategy_class
+from hpnb.core.strategies.base import TrialHistory
 from hpnb.core.strategies.evolution import EvolutionStrategy, mutate
 from hpnb.core.trial import TrialState
+from hpnb.runner.recovery import recover
 from hpnb.testing import StrategySuite, mixed_space
 from hpnb.testing.cell_space import cell_loss, cell_objective, cell_space, search_cells
 from hpnb.testing.conditional_space import conditional_space
+from hpnb.testing.strategy_suite import store_history
 from tests.waiting import patience
 
 
@@ -209,3 +213,24 @@ def test_a_cell_search_runs_on_the_local_cluster(name: str, dask_client: object,
         assert all(space.contains(t.params) for t in trials)
         assert search.best is not None
         assert search.best["value"] == min(cell_loss(t.params) for t in trials)
+
+
+def test_a_search_recovered_from_the_store_rebuilds_its_population(tmp_path: Path) -> None:
+    """A search that never saved its state: ``recover`` gives the population the stored trials that
+    ended with a value, in the order of their ids, and the running one joins when it ends."""
+    space = _cells()
+    rng = np.random.default_rng(0)
+    configs = [space.sample(rng) for _ in range(5)]
+    states = [TrialState.COMPLETED, TrialState.FAILED, TrialState.STOPPED, TrialState.RUNNING,
+              TrialState.COMPLETED]
+    history = [TrialHistory(i, p, s, None if s in (TrialState.FAILED, TrialState.RUNNING) else cell_loss(p))
+               for i, (p, s) in enumerate(zip(configs, states, strict=True))]
+    with Store(tmp_path / "hpnb.sqlite") as store:
+        record = store_history(store, "cells", "evolution", history)
+        evolution = EvolutionStrategy(space, seed=0, population=3, sample=3)
+        recovered = recover(store, record, evolution, NoStopping())
+    assert [t.trial_id for t in recovered.requeue] == [3]
+    assert evolution.members() == [0, 2, 4]
+    evolution.observe(3, cell_loss(configs[3]))
+    assert evolution.members() == [2, 4, 3]
+    assert evolution.best() == min((configs[i] for i in (2, 3, 4)), key=cell_loss)
