@@ -49,9 +49,11 @@ class DaskExecutor(Executor):
 
     def __init__(self, client: Client, topic: str | None = None,
                  restart_worker: Callable[[str], None] | None = None,
-                 per_trial: TrialResources | None = None) -> None:
+                 per_trial: TrialResources | None = None, trial_timeout: float | None = None) -> None:
         super().__init__()
         self.client = client
+        #: the search's ``trial_timeout``: also how long a rank waits in a collective for its peers
+        self.trial_timeout = trial_timeout
         #: what each trial holds on its worker (Dask resources); empty: one worker thread
         self.per_trial = per_trial if per_trial is not None else TrialResources()
         self._restart_worker = restart_worker
@@ -342,16 +344,25 @@ class DaskExecutor(Executor):
         self.cancel(trial_id, attempt)
         if worker is None:
             return None
+        what = self.write_off(self.task_key(trial_id, attempt), worker)
+        return f"trial {trial_id} did not return after it was asked to stop: {what}"
+
+    def write_off(self, task_key: str, worker: str) -> str:
+        """A task whose thread did not return when asked: its worker is restarted (on a cluster hpnb
+        started), else its slot is written off until the thread returns; what was done, in words."""
         if self._restart_worker is not None:
             threading.Thread(target=self._restart, args=(worker,), daemon=True,
                              name="hpnb-restart-worker").start()
-            return (f"trial {trial_id} did not return after it was asked to stop: its worker {worker} "
-                    "is restarted")
-        self._stuck.add(self.task_key(trial_id, attempt), worker)
+            return f"its worker {worker} is restarted"
+        self._stuck.add(task_key, worker)
         self._allowed_workers = None  # recomputed at the next capacity check
-        return (f"trial {trial_id} did not return after it was asked to stop: worker {worker} holds its "
-                "stuck thread, and that slot is not used until the thread returns (restart the worker "
-                "to free it)")
+        return (f"worker {worker} holds its stuck thread, and that slot is not used until the thread "
+                "returns (restart the worker to free it)")
+
+    def stuck_threads(self) -> dict[str, int]:
+        """Threads written off by worker (abandoned tasks that have not returned)."""
+        self._stuck.refresh()
+        return dict(self._stuck.per_worker())
 
     def _restart(self, worker: str) -> None:
         assert self._restart_worker is not None

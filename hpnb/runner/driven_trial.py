@@ -32,6 +32,8 @@ class DrivenTrial:
     checkpoint_error: str | None = None
     worker: str | None = None
     lost_queued: int = 0
+    #: attempts run again because a gang's rendezvous port was taken (never counted as retries)
+    port_retries: int = 0
     #: the reference of its latest checkpoint in the checkpoint store
     checkpoint: str | None = None
     checkpoint_step: int | None = None

@@ -75,6 +75,11 @@ class AttemptOutput:
     output: TrialOutput
 
 
+#: how a lost attempt's reason begins when rank 0 of a gang found its port taken (run again,
+#: never counted as the trial's failure).
+PORT_TAKEN = "the rendezvous port was taken"
+
+
 @dataclass(frozen=True)
 class RanksChanged:
     """The ranks of a trial that spans several workers, each with its worker and state

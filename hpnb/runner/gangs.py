@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence, Set
@@ -28,13 +29,14 @@ from distributed import Client, Future, Variable
 from hpnb.core.errors import HpnbError
 from hpnb.core.spec.trial_resources import TrialResources
 from hpnb.runner.dask_task import COPY_MISSING, run_on_worker, verdict_name
-from hpnb.runner.executor import AttemptDone, Event, RanksChanged
+from hpnb.runner.executor import PORT_TAKEN, AttemptDone, Event, RanksChanged
 from hpnb.runner.graces import Graces
-from hpnb.runner.ranks.gang import Gang
+from hpnb.runner.ranks.gang import Gang, collective_timeout
 from hpnb.runner.ranks.placement import GangQueue
 from hpnb.runner.worker.objective import TrialTask
 
 Key = tuple[int, int]
+log = logging.getLogger("hpnb")
 
 
 class GangHost(Protocol):
@@ -44,6 +46,7 @@ class GangHost(Protocol):
     client: Client
     topic: str
     per_trial: TrialResources
+    trial_timeout: float | None
     graces: Graces
     sink: Callable[[Event], None]
 
@@ -53,6 +56,8 @@ class GangHost(Protocol):
     def copy_missing(self, key: Key, told: dict[str, Any]) -> None: ...
     def is_lost(self, key: Key) -> bool: ...
     def stop(self, trial_id: int, attempt: int) -> None: ...
+    def write_off(self, task_key: str, worker: str) -> str: ...
+    def stuck_threads(self) -> dict[str, int]: ...
 #: seconds the other ranks have to end once one rank ended, before their tasks are cancelled.
 RANK_GRACE = 10.0
 #: a rank's state once its objective returned, by the outcome's status.
@@ -129,17 +134,19 @@ class GangRuns:
         """Free rank slots per worker: its threads (or what its resources hold) less the ranks running."""
         info = self.executor.client.scheduler_info(n_workers=-1).get("workers", {})
         need = self.executor.per_trial.amounts
+        stuck = self.executor.stuck_threads()
         free = {}
         for address, worker in info.items():
             slots = int(worker.get("nthreads", 1))
             has = worker.get("resources") or {}
             for name, amount in need.items():
                 slots = min(slots, int(float(has.get(name, 0.0)) // amount + 1e-9) if amount else slots)
-            free[address] = max(0, slots - self._busy[address])
+            free[address] = max(0, slots - self._busy[address] - stuck.get(address, 0))
         return free
 
     def _start(self, key: Key, workers: tuple[str, ...], objective_key: str, task: TrialTask) -> None:
-        gang = Gang(f"{self.executor.topic}-gang-{key[0]}-{key[1]}", workers)
+        gang = Gang(f"{self.executor.topic}-gang-{key[0]}-{key[1]}", workers,
+                    collective_timeout(self.executor.trial_timeout))
         with self._lock:
             self._gangs[key] = gang
             self._outcomes[key] = {}
@@ -225,7 +232,10 @@ class GangRuns:
             return
 
         def tell(_: bool) -> None:
-            if not self.executor.is_lost(key):
+            if outcome.get("port_taken"):
+                self.executor.lose(key, None, f"{PORT_TAKEN}: port {outcome['port_taken']} was taken before "
+                                              "rank 0 listened on it; the attempt runs again on another port")
+            elif not self.executor.is_lost(key):
                 emit(merged(outcome, others))
 
         self._stop_soon(key)
@@ -264,9 +274,19 @@ class GangRuns:
         for future in futures:
             future.add_done_callback(lambda _: done.set() if all(f.done() for f in futures) else None)
         done.wait(RANK_GRACE if futures else 0)
-        for future in futures:
+        hung = [(rank, future) for rank, future in enumerate(futures, start=1) if not future.done()]
+        for _, future in hung:
             with contextlib.suppress(Exception):
                 future.cancel()
+        for rank, future in hung:  # its thread runs on, in a collective or a loop that never reports
+            self._write_off(key, rank, str(future.key))
+
+    def _write_off(self, key: Key, rank: int, task_key: str) -> None:
+        gang = self._gangs.get(key)
+        if gang is None:
+            return
+        what = self.executor.write_off(task_key, gang.workers[rank])
+        log.warning("trial %d: rank %d did not end when its attempt ended: %s", key[0], rank, what)
 
     def end(self, key: Key) -> None:
         """Rank 0's task ended: the other ranks end too, and their slots are free again."""
@@ -287,6 +307,14 @@ class GangRuns:
             self.place()
 
 
+def never_joined(outcomes: dict[int, dict[str, Any]]) -> list[int]:
+    """The ranks that ended without joining the process group their peers joined (none when no
+    rank joined one: an objective that does not use torch.distributed)."""
+    if not any(outcome.get("joined") for outcome in outcomes.values()):
+        return []
+    return sorted(rank for rank, outcome in outcomes.items() if outcome.get("joined") is False)
+
+
 def merged(first: dict[str, Any], others: dict[int, dict[str, Any]]) -> dict[str, Any]:
     """The attempt's outcome: rank 0's, failed with the first failing rank's traceback when another
     rank failed, with every rank's output in its log (each line of a rank beyond 0 marked with it).
@@ -302,6 +330,12 @@ def merged(first: dict[str, Any], others: dict[int, dict[str, Any]]) -> dict[str
         rank = failed[0]
         outcome["status"] = "failed"
         outcome["error"] = f"rank {rank} failed:\n{others[rank].get('error') or ''}"
+    absent = never_joined({0: first, **others})
+    if outcome.get("status") == "failed" and absent:
+        ranks = f"rank{'s' if len(absent) > 1 else ''} {', '.join(map(str, absent))}"
+        outcome["error"] = (f"{ranks} never joined the process group (its objective did not call "
+                            "torch.distributed.init_process_group), and the others waited for it:\n"
+                            f"{outcome.get('error') or ''}")
     log = first.get("log")
     if isinstance(log, dict):
         log = dict(log)

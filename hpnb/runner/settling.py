@@ -15,7 +15,7 @@ from hpnb.core.trial import TrialState
 from hpnb.runner.context import BUDGET_REACHED, DriverContext
 from hpnb.runner.driven_trial import DrivenTrial
 from hpnb.runner.ending import TrialEnds
-from hpnb.runner.executor import AttemptDone
+from hpnb.runner.executor import PORT_TAKEN, AttemptDone
 from hpnb.runner.pausing import Pauses
 from hpnb.runner.shared_objective import SHARED_COPY_MISSING
 from hpnb.runner.worker.objective import target_problem
@@ -75,6 +75,9 @@ class Settling:
             # it had started: its worker died with the only copy, and the scheduler's own re-run of it
             # elsewhere found none; the trial is retried for what happened to it, its worker's death
             self.fail_or_retry(trial, WORKER_DIED_WITH_COPY, done.worker)
+        elif self._port_was_taken(trial, done):
+            trial.port_retries += 1
+            self._retry(trial, str(done.reason), counted=False)
         elif queued and trial.lost_queued < MAX_LOST_QUEUED:
             # lost while queued behind another trial on a worker that died: not its failure
             trial.lost_queued += 1
@@ -93,11 +96,16 @@ class Settling:
             self.ends.end(trial, TrialState.FAILED, trial.metrics,
                           f"{reason} (after {trial.retries} retries)", worker)
 
-    def _retry(self, trial: DrivenTrial, reason: str) -> None:
+    @staticmethod
+    def _port_was_taken(trial: DrivenTrial, done: AttemptDone) -> bool:
+        """A gang's rank 0 found its port taken: not the trial's doing, so run again (a few times)."""
+        return (done.reason or "").startswith(PORT_TAKEN) and trial.port_retries < MAX_LOST_QUEUED
+
+    def _retry(self, trial: DrivenTrial, reason: str, counted: bool = True) -> None:
         c = self.context
         del c.running[trial.trial_id]
         trial.stop_reason = trial.timed_out = trial.stop_sent_at = None
-        trial.retries += 1
+        trial.retries += int(counted)
         trial.new_attempt(skip_through_step=trial.last_stored_step)
         c.writer.event("retry", {"trial": trial.trial_id, "reason": reason, "attempt": trial.attempt,
                                  "from_step": trial.last_stored_step if trial.checkpoint else None})

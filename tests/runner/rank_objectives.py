@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import hpnb
 
@@ -67,4 +69,48 @@ def checkpointed(x: float, folder: str, steps: int = 30, **_: object) -> dict:
     for step in range(int(state["step"]) + 1, steps):
         hpnb.report(step=step, loss=x + step, checkpoint={"step": step})
         time.sleep(0.1)
+    return {"loss": x}
+
+
+def _gloo() -> Any:
+    import torch
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")  # from MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
+    return dist
+
+
+def rank_1_never_joins(x: float, **_: object) -> dict:
+    """Rank 0 makes a process group; rank 1 returns without joining it."""
+    if hpnb.current_trial().rank == 1:
+        return {"loss": x}
+    _gloo()
+    return {"loss": x}
+
+
+def port_taken_on_first_attempt(x: float, folder: str, **_: object) -> dict:
+    """On the first attempt, something else listens on rank 0's port before it does."""
+    said = _say(folder, x)
+    if said["attempt"] == 0 and said["RANK"] == "0":
+        with socket.socket() as taken:  # no SO_REUSEADDR: as another program's server would hold it
+            taken.bind((os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])))
+            taken.listen()
+            _gloo()
+    dist = _gloo()
+    dist.barrier()
+    hpnb.report(step=0, loss=x)
+    return {"loss": x}
+
+
+def rank_1_hangs(x: float, **_: object) -> dict:
+    """Below x = 0.5, rank 1 hangs (no report, no collective) while rank 0 waits for it in an
+    all_reduce."""
+    import torch
+
+    dist = _gloo()
+    if hpnb.current_trial().rank == 1 and x < 0.5:
+        time.sleep(45)
+        return {"loss": x}
+    dist.all_reduce(torch.ones(1))
     return {"loss": x}

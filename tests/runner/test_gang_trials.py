@@ -187,3 +187,52 @@ def test_a_trial_wider_than_the_cluster_waits_whole_says_for_what_and_runs_once_
         cluster.scale(2)
         assert search.wait(patience(180)).state == "COMPLETED", search.message
         assert sorted(_said(tmp_path)[(0, 0)]) == [0, 1]
+
+
+def test_a_rank_that_never_joins_the_process_group_is_named_in_the_trials_error(
+        store, three_workers: Client) -> None:
+    _require_torch()
+    search = hpnb.search(rank_objectives.rank_1_never_joins, name="absent", store=store, client=three_workers,
+                         metric="loss", trials=1, parameters={"x": [0.5]}, retries=0, trial_timeout=40,
+                         resources={"per_trial": {"workers": 2}})
+    assert search.wait(patience(120)).state == "FAILED", search.message
+    [trial] = store.trials(search.experiment_id)
+    assert trial.state == "FAILED"
+    assert trial.error.startswith("rank 1 never joined the process group (its objective did not call "
+                                  "torch.distributed.init_process_group)"), trial.error
+    assert "clients joined" in trial.error  # torch's own words follow, after half the trial_timeout
+    assert trial.end - trial.start < 40
+
+
+def test_a_port_taken_before_rank_0_listens_runs_the_attempt_again_on_another_port_uncounted(
+        store, three_workers: Client, tmp_path: Path) -> None:
+    _require_torch()
+    objective = partial(rank_objectives.port_taken_on_first_attempt, folder=str(tmp_path))
+    search = hpnb.search(objective, name="port", store=store, client=three_workers, metric="loss", trials=1,
+                         parameters={"x": [0.5]}, retries=0, trial_timeout=20,
+                         resources={"per_trial": {"workers": 2}})
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
+    [trial] = store.trials(search.experiment_id)
+    assert trial.state == "COMPLETED" and trial.retries == 0, trial.error  # retries: 0, yet it ran again
+    said = _said(tmp_path)
+    assert sorted(said) == [(0, 0), (0, 1)]
+    assert said[(0, 0)][0]["MASTER_PORT"] != said[(0, 1)][0]["MASTER_PORT"]
+    [retry] = [e["data"] for e in store.events(search.experiment_id) if e["kind"] == "retry"]
+    assert retry["reason"].startswith("the rendezvous port was taken: port " + said[(0, 0)][0]["MASTER_PORT"])
+
+
+def test_a_rank_that_hangs_is_ended_with_its_attempt_and_its_slot_is_not_given_to_the_next_trial(
+        store, three_workers: Client) -> None:
+    _require_torch()
+    search = hpnb.search(rank_objectives.rank_1_hangs, name="hang", store=store, client=three_workers,
+                         metric="loss", strategy="grid", parameters={"x": [0.2, 0.8]}, parallel=1, retries=0,
+                         trial_timeout=30, resources={"per_trial": {"workers": 2}})
+    assert search.wait(patience(150)).state == "COMPLETED", search.message
+    first, second = sorted(store.trials(search.experiment_id), key=lambda t: t.trial_id)
+    assert first.params["x"] == 0.2 and first.state == "FAILED"  # rank 0's all_reduce gave up after 15 s
+    assert "Timed out" in first.error or "timed out" in first.error, first.error
+    assert first.end - first.start < 30  # before the trial_timeout itself
+    assert second.state == "COMPLETED", second.error
+    hung = {worker for worker, state in _ranks_seen(store, search.experiment_id)[(0, 0)][-1] if state == "stopped"}
+    placed = {worker for worker, _ in _ranks_seen(store, search.experiment_id)[(1, 0)][-1]}
+    assert hung and not (hung & placed)  # the hung rank's worker was busy: the next trial ran elsewhere

@@ -17,14 +17,34 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: seconds a rank waits in a collective (``init_process_group`` included) for its peers, unless
+#: the search has a ``trial_timeout``: far below torch's 30 minutes, so that a rank that hangs or
+#: never joins ends its attempt in minutes.
+DEFAULT_COLLECTIVE_TIMEOUT = 300.0
+
+
+def collective_timeout(trial_timeout: float | None) -> float:
+    """How long a rank's collective waits for its peers: half the search's ``trial_timeout`` (so
+    that the peer that never came is named before the trial's own time runs out), else
+    :data:`DEFAULT_COLLECTIVE_TIMEOUT`. An objective that passes ``timeout=`` to
+    ``init_process_group`` chooses its own.
+
+    Example:
+        >>> collective_timeout(None), collective_timeout(60.0)
+        (300.0, 30.0)
+    """
+    return DEFAULT_COLLECTIVE_TIMEOUT if trial_timeout is None else trial_timeout / 2
+
 
 @dataclass(frozen=True)
 class Gang:
-    """The ranks of one attempt: ``workers[r]`` is the Dask worker rank ``r`` runs on, and
-    ``rendezvous`` names what the ranks meet through (unique to the attempt)."""
+    """The ranks of one attempt: ``workers[r]`` is the Dask worker rank ``r`` runs on,
+    ``rendezvous`` names what the ranks meet through (unique to the attempt), and a collective
+    waits ``collective_timeout`` seconds at most for a peer."""
 
     rendezvous: str
     workers: tuple[str, ...]
+    collective_timeout: float = DEFAULT_COLLECTIVE_TIMEOUT
 
     @property
     def size(self) -> int:

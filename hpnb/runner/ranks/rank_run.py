@@ -6,6 +6,8 @@ port on its host for ``MASTER_PORT``, a new one for every attempt. The objective
 rank's environment (:func:`~hpnb.runner.ranks.gang.rank_environment`), set for this rank alone and
 restored after, and a process group it left initialised is destroyed, so that its peers blocked in
 a collective fail at once rather than at torch's timeout, and the worker's next trial can start one.
+A collective waits the gang's collective timeout for a peer (:mod:`.torch_collectives`); the
+outcome says whether the rank joined a process group, and rank 0's whether its port was taken.
 
 Example:
     >>> run_rank(train, task, channel, topic)  # doctest: +SKIP
@@ -24,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from hpnb.runner.ranks.gang import Gang, RankInfo, rank_environment
+from hpnb.runner.ranks.torch_collectives import Collectives, torch_collectives
 from hpnb.runner.worker.objective import TrialTask, run_trial
 from hpnb.runner.worker.reporting import TrialStopped
 from hpnb.runner.worker.trial_context import TrialChannel, current
@@ -45,19 +48,41 @@ def run_rank(objective: Callable[..., Any], task: TrialTask, channel: TrialChann
     assert task.gang is not None
     gang = task.gang
 
+    seen: list[Collectives] = []
+    port: list[int] = []
+
     @functools.wraps(objective)
     def ranked(*args: Any, **kwargs: Any) -> Any:
         info = join(gang, task.rank, channel.should_stop, timeout)
+        port.append(info.master_port)
         context = current()
         if context is not None:
             context.rank, context.world_size = info.rank, info.world_size
-        with environment(rank_environment(info)):
+        with environment(rank_environment(info)), torch_collectives(gang.collective_timeout) as collectives:
+            seen.append(collectives)
             try:
                 return objective(*args, **kwargs)
             finally:
-                end_process_group()
+                collectives.joined = end_process_group() or collectives.joined
 
-    return run_trial(ranked, task, channel)
+    outcome = run_trial(ranked, task, channel)
+    outcome["joined"] = bool(seen and seen[0].joined)
+    failed = outcome.get("status") == "failed"
+    if task.rank == 0 and port and failed and port_taken(outcome.get("error"), port[0]):
+        outcome["port_taken"] = port[0]
+    return outcome
+
+
+def port_taken(error: str | None, port: int) -> bool:
+    """Whether a failure says that ``port`` was taken when rank 0 came to listen on it.
+
+    Example:
+        >>> port_taken("DistNetworkError: ... port: 29500, ... name: EADDRINUSE, message: address "
+        ...            "already in use", 29500)
+        True
+    """
+    text = (error or "").lower()
+    return str(port) in text and ("eaddrinuse" in text or "address already in use" in text)
 
 
 def join(gang: Gang, rank: int, should_stop: Callable[[], bool], timeout: float) -> RankInfo:
@@ -113,12 +138,15 @@ def environment(variables: Mapping[str, str]) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def end_process_group() -> None:
-    """Destroy the default process group an objective left initialised (torch only if imported)."""
+def end_process_group() -> bool:
+    """Destroy the default process group an objective left initialised (torch only if imported);
+    whether there was one."""
     if "torch.distributed" not in sys.modules:
-        return
+        return False
     import torch.distributed as dist
 
+    if not (dist.is_available() and dist.is_initialized()):
+        return False
     with contextlib.suppress(Exception):  # a peer gone already: its group is broken, and ends here anyway
-        if dist.is_available() and dist.is_initialized():
-            dist.destroy_process_group()
+        dist.destroy_process_group()
+    return True
