@@ -21,6 +21,11 @@ def tiny_digits():
     return digits(120, 60)
 
 
+def more_digits():
+    """Enough digits for a supernet epoch of about a second (the pause test's)."""
+    return digits(600, 300)
+
+
 def pairs(count: int, seed: int, side: int = 8, gap: int = 4):
     """Images of two bright pixels ``gap`` apart, across (label 0) or down (label 1), anywhere.
 
