@@ -26,7 +26,8 @@ KATIB_NAMES = {"objective_metric_name": "metric", "objective_type": "mode", "alg
                "max_trial_count": "trials", "parallel_trial_count": "parallel",
                "max_failed_trial_count": "max_failures"}
 #: keyword arguments that are fields of the ``llm:`` section.
-SECTION_NAMES = ("model", "task", "training", "lora", "samples", "cache", "revision", "quantization")
+SECTION_NAMES = ("model", "task", "training", "lora", "samples", "max_new_tokens", "cache", "revision",
+                 "quantization", "num_labels")
 _MODES = {"minimize": "min", "maximize": "max"}
 
 

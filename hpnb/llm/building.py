@@ -84,6 +84,10 @@ def training_arguments(values: dict[str, Any], output_dir: Path, world_size: int
     args.setdefault("save_total_limit", 1)
     args.setdefault("report_to", "none")
     args.setdefault("disable_tqdm", True)
+    if world_size > 1:
+        args.setdefault("ddp_find_unused_parameters", False)  # LoRA's frozen weights are used, not trained
+    if world_size > 1:
+        args.setdefault("ddp_find_unused_parameters", False)  # LoRA's frozen weights are used, not trained
     if not torch.cuda.is_available():
         args.setdefault("use_cpu", True)
         if world_size > 1:

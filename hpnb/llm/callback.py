@@ -44,8 +44,8 @@ class FineTuneCallback(HpnbCallback):
     def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None,
                **kwargs: Any) -> None:
         numbers = _numbers(logs)
-        if not numbers or any(name.startswith("eval_") for name in numbers):
-            return  # an evaluation's own log: on_evaluate reports it
+        if not numbers or any(name.startswith("eval_") or name == "train_runtime" for name in numbers):
+            return  # an evaluation's own log (on_evaluate reports it), or the run's summary
         if control.should_evaluate:
             self.held = numbers
         elif not self.stopped and report_step(state.global_step, numbers):

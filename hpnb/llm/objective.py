@@ -125,6 +125,9 @@ class FineTune:
                 eval_dataset=parts.eval_dataset, data_collator=parts.data_collator,
                 processing_class=parts.tokenizer, callbacks=[callback])
             resume = load_checkpoint()
+            if resume is not None:
+                step = trial.resume_step if trial is not None else None
+                print(f"hpnb.llm: going on from the Trainer checkpoint of step {step}", flush=True)
             trainer.train(resume_from_checkpoint=str(resume) if resume is not None else None)
             if not callback.stopped and callback.evaluated_at != trainer.state.global_step:
                 trainer.evaluate()  # the callback reports it at the last step

@@ -71,10 +71,11 @@ def read_fields(data: Any, kind: str) -> SearchedFields:
             read.fixed[info.name] = value
             continue
         parameter = parse_parameter(info.name, _without_when(definition), f"{path}.{name}")
+        listed = isinstance(parameter, (CategoricalParameter, OrdinalParameter))
         for index, candidate in enumerate(_candidates(parameter)):
-            fixed = isinstance(parameter, FixedParameter)
-            where = f"{path}.{name}" if fixed else f"{path}.{name}.values[{index}]"
-            _check_value(labels.get(candidate, candidate) if labels else candidate, info, where)
+            where = f"{path}.{name}.values[{index}]" if listed else f"{path}.{name}"
+            shown = labels.get(candidate, candidate) if listed else value
+            _check_value(labels.get(candidate, candidate), info, where, shown)
         read.parameters[info.name] = definition
         if labels:
             read.lists[info.name] = labels
@@ -123,10 +124,10 @@ def _candidates(parameter: Parameter) -> list[Any]:
     return [0.5]  # a float range: any float stands for it
 
 
-def _check_value(value: Any, info: FieldInfo, path: str) -> None:
+def _check_value(value: Any, info: FieldInfo, path: str, shown: Any = None) -> None:
     if not info.accepts(value):
-        raise SpecError(path, f"is of the wrong type for this field ({info.describe()})", value=value,
-                        allowed=_allowed(info))
+        raise SpecError(path, f"is of the wrong type for this field ({info.describe()})",
+                        value=value if shown is None else shown, allowed=_allowed(info))
 
 
 def _allowed(info: FieldInfo) -> str:
