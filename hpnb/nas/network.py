@@ -12,12 +12,16 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
-from hpnb.nas.genotype import Cell, Genotype
 from hpnb.nas.layout import cell_plan
 from hpnb.nas.operations import FactorizedReduce, ReluConvBn, make
+
+#: a cell: for each node, its edges ``(operation, input state)``.
+Cell = tuple[tuple[tuple[str, int], ...], ...]
 
 
 def stem(in_channels: int, channels: int) -> nn.Sequential:
@@ -60,9 +64,10 @@ class GenotypeCell(nn.Module):
 
 
 class GenotypeNetwork(nn.Module):
-    """A classifier of images stacked from a genotype's normal and reduction cells."""
+    """A classifier of images stacked from a genotype's normal and reduction cells (any object with
+    :class:`~hpnb.nas.genotype.Genotype`'s four fields)."""
 
-    def __init__(self, genotype: Genotype, *, in_channels: int, classes: int, channels: int = 16,
+    def __init__(self, genotype: Any, *, in_channels: int, classes: int, channels: int = 16,
                  layers: int = 8, stem_multiplier: int = 3) -> None:
         super().__init__()
         plan = cell_plan(layers, channels, stem_multiplier, 1)

@@ -26,12 +26,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hpnb.nas.genotype import Genotype
 
-if TYPE_CHECKING:
-    from hpnb.api import Search
+
+class Search(Protocol):
+    """What these functions read of a search handle (:class:`hpnb.Search`)."""
+
+    @property
+    def results(self) -> Any: ...
+
+    def artifacts(self, trial_id: int) -> list[dict[str, Any]]: ...
 
 ARCHITECTURE = "nas/architecture.jsonl"
 GENOTYPE = "nas/genotype.txt"

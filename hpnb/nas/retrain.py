@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from hpnb.nas.genotype import Genotype
+from hpnb.runner.worker.reporting import load_checkpoint, report
 
 
 def train_genotype(genotype: Genotype | str, train: Any, valid: Any, *, epochs: int = 10, channels: int = 8,
@@ -41,7 +42,6 @@ def train_genotype(genotype: Genotype | str, train: Any, valid: Any, *, epochs: 
     import torch
     from torch import nn
 
-    import hpnb
     from hpnb.nas.data import SearchData, batches
     from hpnb.nas.training import evaluate
 
@@ -54,7 +54,7 @@ def train_genotype(genotype: Genotype | str, train: Any, valid: Any, *, epochs: 
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, epochs)
     order = torch.Generator().manual_seed(seed)
     start, metrics = 0, {}
-    state = hpnb.load_checkpoint()
+    state = load_checkpoint()
     if state is not None:
         net.load_state_dict(state["net"])
         optimiser.load_state_dict(state["optimiser"])
@@ -74,7 +74,7 @@ def train_genotype(genotype: Genotype | str, train: Any, valid: Any, *, epochs: 
         metrics = {"Validation-Accuracy": accuracy, "Validation-Loss": loss, "parameters": size}
         checkpoint = {"epoch": epoch, "net": net.state_dict(), "optimiser": optimiser.state_dict(),
                       "schedule": schedule.state_dict(), "order": order.get_state()}
-        hpnb.report(step=epoch, checkpoint=checkpoint, **metrics)
+        report(step=epoch, checkpoint=checkpoint, **metrics)
     return metrics
 
 

@@ -20,118 +20,31 @@ samples the trial-level parameters: ``seed`` and any DARTS setting named in ``pa
 parameter when the spec has none. Everything is checked here, before anything starts.
 
 Example:
-    >>> section = parse_nas({"layers": 3, "nodes": 2, "operations": ["max_pooling_3x3", "skip_connection"]})
-    >>> section.operations, section.settings["num_nodes"]
-    (('max_pooling_3x3', 'skip_connection'), 2)
-    >>> parse_nas({"layers": 3, "operations": [{"type": "max_pooling", "filter_sizes": [5]}]})
-    ... # doctest: +NORMALIZE_WHITESPACE
-    Traceback (most recent call last):
-    ...
-    hpnb.core.errors.SpecError: nas.operations[0].filter_sizes: max_pooling has no form with
-    filter size 5 (got 5); allowed: 3
+    >>> from hpnb.core.spec import parse_spec
+    >>> spec = parse_spec({"metric": "Validation-Accuracy", "mode": "max", "nas": {"layers": 1}})
+    >>> prepared, objective = prepare(spec, lambda: None)
+    >>> prepared.space.to_dict(), type(objective).__name__
+    ({'seed': {'type': 'int', 'min': 0, 'max': 2147483647}}, 'DartsTrial')
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.spec import ExperimentSpec, parse_spec
-from hpnb.core.spec.values import as_int, as_mapping, check_keys
-from hpnb.nas.settings import DEFAULTS, darts_settings
-from hpnb.nas.vocabulary import ALIASES, ALL_NAMES, OPERATION_TYPES, canonical_name, operation_name
+from hpnb.nas.architecture_space import NasSection, parse_nas
+from hpnb.nas.settings import DEFAULTS
 
-#: the fields of ``nas:``.
-FIELDS = ("layers", "nodes", "operations", "darts")
+__all__ = ["NasSection", "parse_nas", "prepare"]
+
 #: the metrics a DARTS trial reports every epoch.
 REPORTED = ("Validation-Accuracy", "Validation-Loss", "Train-Accuracy", "Train-Loss")
 #: parameters a trial reads besides the DARTS settings.
 TRIAL_PARAMETERS = ("seed", "layers")
 #: the seed parameter added to a spec that has none.
 SEED_PARAMETER = {"type": "int", "min": 0, "max": 2**31 - 1}
-_OPERATION = "an operation type of Katib's (with filter_sizes), or a genotype's operation name"
-
-
-@dataclass(frozen=True)
-class NasSection:
-    """A checked ``nas:`` section: the cells' depth, the operations of an edge, DARTS's settings."""
-
-    layers: int
-    operations: tuple[str, ...]
-    settings: Mapping[str, Any] = field(default_factory=dict)
-
-
-def parse_nas(data: Any, path: str = "nas") -> NasSection:
-    """Check a ``nas:`` section; one SpecError naming the field (``nas.operations[2]``) if wrong."""
-    data = as_mapping(data, path, allowed="a mapping of " + ", ".join(FIELDS))
-    check_keys(data, path, FIELDS)
-    if "layers" not in data:
-        raise SpecError(f"{path}.layers", "is missing: how many cells the network stacks",
-                        allowed="layers: a whole number >= 1 (Katib's graphConfig.numLayers)")
-    layers = as_int(data["layers"], f"{path}.layers", minimum=1)
-    darts = as_mapping(data.get("darts") or {}, f"{path}.darts", allowed="DARTS settings by name")
-    settings = darts_settings(darts, f"{path}.darts")
-    if "nodes" in data:
-        nodes = as_int(data["nodes"], f"{path}.nodes", minimum=1)
-        if "num_nodes" in darts and settings["num_nodes"] != nodes:
-            raise SpecError(f"{path}.darts.num_nodes", f"says {settings['num_nodes']} nodes and nas.nodes "
-                            f"{nodes}", value=darts["num_nodes"], allowed="one of them, or the same number")
-        settings["num_nodes"] = nodes
-    operations = parse_operations(data.get("operations"), f"{path}.operations")
-    return NasSection(layers, operations, settings)
-
-
-def parse_operations(value: Any, path: str) -> tuple[str, ...]:
-    """The genotype names of the operations a ``nas.operations`` list gives (every one by default)."""
-    if value is None:
-        return ALL_NAMES
-    if not isinstance(value, list) or not value:
-        raise SpecError(path, "must be a non-empty list of operations", value=value, allowed=_OPERATION)
-    names: list[str] = []
-    for index, item in enumerate(value):
-        for name in _operation(item, f"{path}[{index}]"):
-            if name in names:
-                raise SpecError(f"{path}[{index}]", "gives an operation twice", value=name,
-                                allowed="each operation once")
-            names.append(name)
-    return tuple(names)
-
-
-def _operation(item: Any, path: str) -> tuple[str, ...]:
-    if isinstance(item, str):
-        name = canonical_name(item)
-        if name in ALL_NAMES:
-            return (name,)
-        if name in OPERATION_TYPES:  # a type alone: every filter size it has
-            return tuple(operation_name(name, s) for s in OPERATION_TYPES[name]) or (name,)
-        known = (*OPERATION_TYPES, *ALL_NAMES, *ALIASES)
-        raise SpecError(path, "is not an operation Katib knows", value=item,
-                        allowed=(*OPERATION_TYPES, *ALL_NAMES), suggestion=closest(item, known))
-    item = as_mapping(item, path, allowed="{type: OPERATION_TYPE, filter_sizes: [3, 5]}")
-    check_keys(item, path, ("type", "filter_sizes", "filter_size"))
-    kind = item.get("type")
-    if kind not in OPERATION_TYPES:
-        raise SpecError(f"{path}.type", "is not an operation type Katib knows", value=kind,
-                        allowed=tuple(OPERATION_TYPES), suggestion=closest(str(kind), tuple(OPERATION_TYPES)))
-    key = "filter_sizes" if "filter_sizes" in item else "filter_size"
-    sizes = item.get(key)
-    forms = OPERATION_TYPES[kind]
-    if sizes is None:
-        return tuple(operation_name(kind, s) for s in forms) or (kind,)
-    if not forms:
-        raise SpecError(f"{path}.{key}", f"{kind} takes no filter size", value=sizes,
-                        allowed="no filter_sizes")
-    listed = sizes if isinstance(sizes, list) else [sizes]
-    names = []
-    for size in listed:
-        number = as_int(size, f"{path}.{key}", minimum=1)
-        if number not in forms:
-            raise SpecError(f"{path}.{key}", f"{kind} has no form with filter size {number}", value=size,
-                            allowed=", ".join(map(str, forms)))
-        names.append(operation_name(kind, number))
-    return tuple(names)
 
 
 def prepare(spec: ExperimentSpec,

@@ -32,20 +32,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from hpnb.core.errors import SpecError, closest
+from hpnb.core.interop.katib_nas import DARTS_SETTINGS
 from hpnb.core.spec.values import as_float, as_int, choose
 
-#: setting -> (default, kind); kind "int" and "float" take numbers >= their minimum, or a choice.
-DEFAULTS: dict[str, Any] = {
-    "num_epochs": 50, "w_lr": 0.025, "w_lr_min": 0.001, "w_momentum": 0.9, "w_weight_decay": 3e-4,
-    "w_grad_clip": 5.0, "alpha_lr": 3e-4, "alpha_weight_decay": 1e-3, "batch_size": 128,
-    "init_channels": 16, "num_nodes": 4, "stem_multiplier": 3, "order": "second",
-    "stop_at_skip_connections": "auto",
-}
+#: every setting and its default: Katib's, then hpnb's order and guard.
+DEFAULTS: dict[str, Any] = {**DARTS_SETTINGS, "order": "second", "stop_at_skip_connections": "auto"}
 _INTS = {"num_epochs": 1, "batch_size": 1, "init_channels": 1, "num_nodes": 1, "stem_multiplier": 1,
          "stop_at_skip_connections": 0}
 ORDERS = ("first", "second")
-#: Katib's settings that mean nothing here (data loading processes, log lines).
-KATIB_ONLY = ("num_workers", "print_step")
 
 
 def darts_settings(given: Mapping[str, Any] | None, path: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ it is pickled by reference, so a worker imports torch once. It reads the trial's
 
 Example:
     >>> import numpy as np
-    >>> from hpnb.nas.section import parse_nas
+    >>> from hpnb.nas.architecture_space import parse_nas
     >>> rng = np.random.default_rng(0)
     >>> images, labels = rng.normal(size=(16, 1, 4, 4)).astype("float32"), rng.integers(0, 2, 16)
     >>> darts = {"num_epochs": 1, "batch_size": 8, "init_channels": 2, "order": "first"}
@@ -30,10 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hpnb.nas.architecture_space import NasSection
 from hpnb.nas.records import ARCHITECTURE, GENOTYPE, EpochRecord, best_record
-from hpnb.nas.section import NasSection
 from hpnb.nas.settings import DEFAULTS, setting_value, skip_limit
 from hpnb.nas.vocabulary import NONE, SKIP
+from hpnb.runner.worker.reporting import load_checkpoint, report
+from hpnb.runner.worker.trial_info import artifact, current_trial
 
 if TYPE_CHECKING:
     from hpnb.nas.data import SearchData
@@ -51,10 +53,9 @@ class DartsTrial:
     data: Callable[[], Any]
 
     def __call__(self, **params: Any) -> dict[str, float]:
-        import hpnb
         from hpnb.nas.data import SearchData
 
-        trial = hpnb.current_trial()
+        trial = current_trial()
         settings = dict(self.section.settings)
         for name, value in params.items():
             if name in DEFAULTS:
@@ -68,10 +69,10 @@ class DartsTrial:
             print(f"Model genotype = {record.genotype}", flush=True)
             if folder is not None:
                 _write_artifacts(folder, records)
-            hpnb.report(step=record.epoch, checkpoint=checkpoint(), **record.metrics)
+            report(step=record.epoch, checkpoint=checkpoint(), **record.metrics)
 
         records: list[EpochRecord] = []
-        resume = hpnb.load_checkpoint()
+        resume = load_checkpoint()
         if resume is not None:
             records.extend(EpochRecord.from_json(line) for line in resume["records"])
         search_architecture(self.section.operations, layers, settings, SearchData.load(self.data), seed,
@@ -82,8 +83,6 @@ class DartsTrial:
 
 
 def _write_artifacts(folder: Path, records: list[EpochRecord]) -> None:
-    import hpnb
-
     own = folder / "nas"
     own.mkdir(parents=True, exist_ok=True)
     for name, text in ((ARCHITECTURE, "".join(r.to_json() + "\n" for r in records)),
@@ -92,7 +91,7 @@ def _write_artifacts(folder: Path, records: list[EpochRecord]) -> None:
         with tempfile.NamedTemporaryFile("w", dir=own, delete=False) as handle:
             handle.write(text)
         os.replace(handle.name, path)
-        hpnb.artifact(path, name=name)
+        artifact(path, name=name)
 
 
 def search_architecture(operations: tuple[str, ...], layers: int, settings: dict[str, Any], data: SearchData,

@@ -15,27 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-#: operation type -> the filter sizes it has a form for (none: it takes no filter size).
-OPERATION_TYPES: dict[str, tuple[int, ...]] = {
-    "separable_convolution": (3, 5),
-    "dilated_convolution": (3, 5),
-    "avg_pooling": (3,),
-    "max_pooling": (3,),
-    "skip_connection": (),
-}
+from hpnb.core.interop.katib_nas import DARTS_NAMES as ALIASES
+from hpnb.core.interop.katib_nas import OPERATION_TYPES
+
 #: the operation every edge of a supernet has besides the chosen ones (never in a genotype).
 NONE = "none"
 SKIP = "skip_connection"
-#: the DARTS paper's names of the same operations.
-ALIASES: dict[str, str] = {
-    "sep_conv_3x3": "separable_convolution_3x3",
-    "sep_conv_5x5": "separable_convolution_5x5",
-    "dil_conv_3x3": "dilated_convolution_3x3",
-    "dil_conv_5x5": "dilated_convolution_5x5",
-    "avg_pool_3x3": "avg_pooling_3x3",
-    "max_pool_3x3": "max_pooling_3x3",
-    "skip_connect": SKIP,
-}
+__all__ = ["ALIASES", "ALL_NAMES", "NONE", "OPERATION_TYPES", "SKIP", "canonical_name", "operation_names"]
 
 
 def operation_name(kind: str, size: int | None) -> str:

@@ -63,6 +63,15 @@ SAMPLERS: dict[str, tuple[str, dict[str, str]]] = {
 _SEED = "random_state"
 
 
+def refuse_enas(algorithm: Any) -> None:
+    """Katib's enas (a controller trained with its own trial image) is refused, naming darts."""
+    name = algorithm.get("algorithmName") if isinstance(algorithm, Mapping) else None
+    if name in NAS_ALGORITHMS and name != "darts":
+        raise SpecError("spec.algorithm.algorithmName", "is Katib's controller of architectures, which hpnb "
+                        "does not import: hpnb searches architectures with darts (its nas: section)",
+                        value=name, allowed=(*ALGORITHMS, "darts"))
+
+
 class AlgorithmReader:
     """Reads ``spec.algorithm`` and ``spec.earlyStopping`` into spec data."""
 
@@ -86,11 +95,8 @@ class AlgorithmReader:
                                                         + ", ".join(ALGORITHMS))
         algorithm = as_mapping(value, path)
         check_keys(algorithm, path, ("algorithmName", "algorithmSettings"))
-        name = algorithm.get("algorithmName")
-        if name in NAS_ALGORITHMS:
-            raise SpecError(f"{path}.algorithmName", "is a neural architecture search, which hpnb does "
-                            "not run", value=name, allowed=ALGORITHMS)
-        name = choose(name, f"{path}.algorithmName", ALGORITHMS, "Katib algorithm")
+        refuse_enas(algorithm)
+        name = choose(algorithm.get("algorithmName"), f"{path}.algorithmName", ALGORITHMS, "Katib algorithm")
         settings = read_settings(algorithm.get("algorithmSettings"), f"{path}.algorithmSettings")
         self.parameters = list(parameters)
         self.origin["strategy"] = f"{path}.algorithmName"

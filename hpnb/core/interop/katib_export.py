@@ -47,6 +47,13 @@ from hpnb.core.interop.katib_format import (
     describe,
     settings_list,
 )
+from hpnb.core.interop.katib_nas import (
+    GENOTYPE_METRIC,
+    darts_algorithm,
+    darts_trial_template,
+    genotype_collector,
+    nas_config,
+)
 from hpnb.core.interop.katib_parameters import parameter_to_katib
 from hpnb.core.interop.katib_pytorchjob import CONTAINER as PYTORCH_CONTAINER
 from hpnb.core.interop.katib_pytorchjob import (
@@ -82,6 +89,11 @@ _PLACEHOLDER_COMMENT = (
     "# its metrics as NAME=VALUE lines (Katib's default StdOut metrics collector).\n"
 )
 
+DARTS_IMAGE_COMMENT = (
+    "# The trial template below runs Katib's DARTS trial image, which trains on CIFAR-10 only:\n"
+    "# for your own data, build an image that reads it and prints Best-Genotype=Genotype(...).\n"
+)
+
 
 @dataclass(frozen=True)
 class KatibExport:
@@ -89,13 +101,15 @@ class KatibExport:
 
     document: dict[str, Any]
     notes: tuple[Note, ...]
+    #: what the YAML says above the trial template.
+    comment: str = _PLACEHOLDER_COMMENT
 
     def to_yaml(self) -> str:
         """The Experiment as YAML, the placeholder trial template marked with a comment."""
         text = yaml.safe_dump(self.document, sort_keys=False, default_flow_style=False, width=100)
         marker = "  trialTemplate:\n"
         head, _, tail = text.partition(marker)
-        comment = "".join(f"  {line}\n" for line in _PLACEHOLDER_COMMENT.splitlines())
+        comment = "".join(f"  {line}\n" for line in self.comment.splitlines())
         return f"---\n{head}{comment}{marker}{tail}"
 
 
@@ -113,6 +127,9 @@ def export_katib(spec: ExperimentSpec, *, name: str | None = None, budget: int |
     writer = _Writer(spec)
     if not (name or spec.name):
         writer.note("metadata.name", f"a Katib Experiment needs a name: written {DEFAULT_NAME}")
+    if spec.nas is not None:
+        document = writer.darts_document(name or spec.name or DEFAULT_NAME, budget or spec.trials)
+        return KatibExport(document, tuple(writer.notes), DARTS_IMAGE_COMMENT)
     document = writer.document(name or spec.name or DEFAULT_NAME, budget or spec.trials, recorded_metrics)
     return KatibExport(document, tuple(writer.notes))
 
@@ -167,6 +184,31 @@ class _Writer:
         body["trialTemplate"] = self._trial_template()
         self._unsaid()
         return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": body}
+
+    def darts_document(self, name: str, budget: int) -> dict[str, Any]:
+        """A spec with a ``nas:`` section as Katib's darts Experiment (its example's shape)."""
+        spec, nas = self.spec, self.spec.nas or {}
+        written = kubernetes_name(name) or DEFAULT_NAME
+        if written != name:
+            self.note("metadata.name", f"{describe(name)} is written {describe(written)}: Kubernetes names "
+                                       "are lower case letters, digits, '-' and '.'")
+        self.note("metric", f"{spec.metric} is written as Katib's {GENOTYPE_METRIC}: its DARTS trial prints "
+                            "the genotype of its best epoch")
+        if len(spec.space):
+            self.note("parameters", f"{', '.join(p.name for p in spec.space)} not carried: every trial of a "
+                                    "Katib darts Experiment runs its algorithm settings")
+        darts = dict(nas.get("darts") or {})
+        if "nodes" in nas:
+            darts.setdefault("num_nodes", nas["nodes"])
+        body: dict[str, Any] = {"objective": {"type": "maximize", "objectiveMetricName": GENOTYPE_METRIC},
+                                "metricsCollectorSpec": genotype_collector(),
+                                "algorithm": darts_algorithm(darts, self.notes)}
+        if self.parallel is not None:
+            body["parallelTrialCount"] = self.parallel
+        body.update({"maxTrialCount": budget, "maxFailedTrialCount": spec.max_failures,
+                     "nasConfig": nas_config(nas), "trialTemplate": darts_trial_template()})
+        self._unsaid()
+        return {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": written}, "spec": body}
 
     def _constraints(self, metadata: dict[str, Any]) -> None:
         """Katib has no constraints: the constrained metrics are recorded (additional metrics) and

@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from hpnb.core.errors import SpecError
-from hpnb.core.interop.katib_algorithms import AlgorithmReader
+from hpnb.core.interop.katib_algorithms import AlgorithmReader, refuse_enas
 from hpnb.core.interop.katib_format import (
     API_VERSION,
     CONSTRAINTS_ANNOTATION,
@@ -48,12 +48,20 @@ from hpnb.core.interop.katib_format import (
     OBJECTIVES_ANNOTATION,
     Note,
     describe,
+    read_settings,
+)
+from hpnb.core.interop.katib_nas import (
+    GENOTYPE_METRIC,
+    NAS_METRIC,
+    is_darts,
+    read_darts_settings,
+    read_nas_config,
 )
 from hpnb.core.interop.katib_parameters import compact_parameter, parameters_from_katib
 from hpnb.core.interop.katib_pytorchjob import is_pytorchjob, read_pytorchjob
 from hpnb.core.spec.experiment import ExperimentSpec, parse_spec
 from hpnb.core.spec.parameters import check_parameter_sizes
-from hpnb.core.spec.values import as_mapping, as_text, choose, experiment_name_problem
+from hpnb.core.spec.values import as_mapping, as_text, check_keys, choose, experiment_name_problem
 from hpnb.core.spec.yaml_lines import LineTable, load_yaml
 
 #: fields of an Experiment's ``spec`` that hpnb reads; the others are reported.
@@ -62,11 +70,13 @@ _READ_FIELDS = ("objective", "algorithm", "parameters", "parallelTrialCount", "m
 #: what the report says of the fields of ``spec`` that hpnb does not read.
 _NOT_READ = {
     "metricsCollectorSpec": "not carried: trials report their metrics with hpnb.report or return them",
-    "nasConfig": "not carried: hpnb does not run neural architecture searches",
+    "nasConfig": "not carried: an architecture space is searched with algorithmName: darts",
     "resumePolicy": "not carried: every hpnb search can be resumed from its store (hpnb resume NAME)",
 }
 _ORDER = ("name", "metric", "mode", "metrics", "constraints", "strategy", "trials", "parallel", "seed",
-          "max_failures", "parameters", "early_stopping", "resources")
+          "max_failures", "parameters", "early_stopping", "resources", "nas")
+#: the fields a darts Experiment has besides the others, read (or noted) by ``_Reader._darts``.
+_DARTS_FIELDS = ("nasConfig", "metricsCollectorSpec", "parameters", "trialTemplate")
 #: what the report says of a trial template that is not a PyTorchJob.
 _TEMPLATE_NOT_READ = "not carried: hpnb runs a Python function of the notebook, not a container"
 
@@ -168,21 +178,55 @@ class _Reader:
         spec = as_mapping(document["spec"], "spec",
                           allowed="a mapping of objective, algorithm, parameters, ...")
         self._objective(spec.get("objective"), out)
-        check_parameter_sizes(spec.get("parameters"), "spec.parameters")  # counts before any is read
-        parameters = parameters_from_katib(spec.get("parameters"), "spec.parameters", self.notes)
         algorithm = AlgorithmReader(self.notes, self.origin)
-        algorithm.read(spec.get("algorithm"), parameters, out)
+        darts = is_darts(spec.get("algorithm"))
+        refuse_enas(spec.get("algorithm"))
+        if darts:
+            self._darts(spec, out)
+        else:
+            check_parameter_sizes(spec.get("parameters"), "spec.parameters")  # counts before any is read
+            parameters = parameters_from_katib(spec.get("parameters"), "spec.parameters", self.notes)
+            algorithm.read(spec.get("algorithm"), parameters, out)
         self._counts(spec, out, counts_trials=algorithm.counts_trials)
         algorithm.read_early_stopping(spec.get("earlyStopping"), out)
-        out["parameters"] = {p.name: compact_parameter(p) for p in algorithm.parameters}
-        self._trial_template(spec.get("trialTemplate"), out)
+        if not darts:
+            out["parameters"] = {p.name: compact_parameter(p) for p in algorithm.parameters}
+            self._trial_template(spec.get("trialTemplate"), out)
         for index, parameter in enumerate(spec.get("parameters") or []):
             if isinstance(parameter, Mapping) and isinstance(parameter.get("name"), str):
                 self.origin[f"parameters.{parameter['name']}"] = f"spec.parameters[{index}].feasibleSpace"
         for key in spec:
-            if key not in _READ_FIELDS:
+            if key not in _READ_FIELDS and not (darts and key in _DARTS_FIELDS):
                 self.note(f"spec.{key}", _NOT_READ.get(key, "not carried: a field hpnb does not know"))
         return {key: out[key] for key in _ORDER if key in out}
+
+    def _darts(self, spec: Mapping[str, Any], out: dict[str, Any]) -> None:
+        """A darts Experiment: its settings and nasConfig as the ``nas:`` section; its genotype metric
+        as the validation accuracy each trial reports."""
+        path = "spec.algorithm"
+        algorithm = as_mapping(spec["algorithm"], path)
+        check_keys(algorithm, path, ("algorithmName", "algorithmSettings"))
+        settings = read_settings(algorithm.get("algorithmSettings"), f"{path}.algorithmSettings")
+        section = read_nas_config(spec.get("nasConfig"), "spec.nasConfig", self.notes)
+        darts = read_darts_settings(settings, self.notes)
+        if darts:
+            section["darts"] = darts
+        out["nas"] = section
+        self.origin.update({"nas": "spec.nasConfig", "nas.layers": "spec.nasConfig.graphConfig.numLayers",
+                            "nas.darts": f"{path}.algorithmSettings"})
+        if out.get("metric") == GENOTYPE_METRIC:
+            out["metric"], out["mode"] = NAS_METRIC, "max"
+            self.note("spec.objective.objectiveMetricName",
+                      f"{GENOTYPE_METRIC} is Katib's text of a genotype: hpnb optimises {NAS_METRIC} and "
+                      "keeps each trial's genotype, that of its best epoch, in its artifact nas/genotype.txt")
+        if spec.get("parameters"):
+            self.note("spec.parameters", "not carried: a darts Experiment's trials take its settings")
+        if spec.get("metricsCollectorSpec") is not None:
+            self.note("spec.metricsCollectorSpec", "not carried: hpnb's DARTS trials report their metrics "
+                                                   "each epoch")
+        if spec.get("trialTemplate") is not None:
+            self.note("spec.trialTemplate", "not carried: hpnb trains the supernet itself, on the data the "
+                                            "function you name returns (Katib's image trains on CIFAR-10)")
 
     def validate(self, data: dict[str, Any]) -> ExperimentSpec:
         """``parse_spec(data)``, its errors naming the Katib field each spec field came from."""
