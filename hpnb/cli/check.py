@@ -132,8 +132,8 @@ def _constraints(spec: ExperimentSpec) -> str:
     name = spec.strategy.name
     if strategy_class(name).learns_from_constraints:
         return f"{bounds} ({name} learns them; infeasible trials are never best)"
-    return (f"{bounds} ({name} ignores them when choosing trials: tpe, gp, nsga2 or auto learn them; "
-            "infeasible trials are never best)")
+    return (f"{bounds} ({name} ignores them when choosing trials: tpe, gp, nsga2, evolution or auto "
+            "learn them; infeasible trials are never best)")
 
 
 def print_cluster(spec: ExperimentSpec, out: TextIO) -> None:

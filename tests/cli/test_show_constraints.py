@@ -62,7 +62,7 @@ def test_export_has_a_feasible_column(store_path: Path) -> None:
 @pytest.mark.parametrize(("strategy", "words"), [
     ("tpe", "constraints:    latency_ms <= 20, 1 <= size <= 5 (tpe learns them; infeasible trials are "
             "never best)"),
-    ("random", "(random ignores them when choosing trials: tpe, gp, nsga2 or auto learn them;"),
+    ("random", "(random ignores them when choosing trials: tpe, gp, nsga2, evolution or auto learn them;"),
 ])
 def test_check_prints_the_constraints_and_whether_the_strategy_learns_them(tmp_path: Path, strategy, words):
     spec = tmp_path / "spec.yaml"

@@ -54,7 +54,7 @@ from hpnb.core.space import CategoricalParameter, OrdinalParameter, Parameter, S
 from hpnb.core.spec.values import MAX_POPULATION
 from hpnb.core.strategies._options import check_int
 from hpnb.core.strategies.base import Observed, Strategy, TrialHistory, restore_rng, rng_state
-from hpnb.core.strategies.pbt_explore import _explored, perturb_value
+from hpnb.core.strategies.pbt_explore import explored, perturb_value
 from hpnb.core.trial import Suggestion, TrialState
 
 #: the smallest population: a tournament needs members to compare.
@@ -127,7 +127,7 @@ def mutate(space: SearchSpace, params: Mapping[str, Any], rng: np.random.Generat
     if not free:
         return dict(params)
     chosen = free[int(rng.integers(len(free)))].name
-    return _explored(space, params,
+    return explored(space, params,
                      lambda p, value: mutate_value(p, value, rng) if p.name == chosen else value, rng)
 
 

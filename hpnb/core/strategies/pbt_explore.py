@@ -100,7 +100,7 @@ def perturb_value(param: Parameter, value: Any, rng: np.random.Generator,
     return value
 
 
-def _explored(space: SearchSpace, params: Mapping[str, Any],
+def explored(space: SearchSpace, params: Mapping[str, Any],
               change: Callable[[Parameter, Any], Any], rng: np.random.Generator) -> dict[str, Any]:
     """``change`` applied to each active parameter, parents first; a parameter that the change
     of a parent made active (absent from ``params``) is drawn from its prior."""
@@ -116,7 +116,7 @@ def _explored(space: SearchSpace, params: Mapping[str, Any],
 def perturb(space: SearchSpace, params: Mapping[str, Any], rng: np.random.Generator,
             factors: Sequence[float] = DEFAULT_FACTORS, **_: Any) -> dict[str, Any]:
     """``params`` with every active free parameter perturbed, in the order of the space."""
-    return _explored(space, params, lambda p, value: perturb_value(p, value, rng, factors), rng)
+    return explored(space, params, lambda p, value: perturb_value(p, value, rng, factors), rng)
 
 
 def resample(space: SearchSpace, params: Mapping[str, Any], rng: np.random.Generator,
@@ -129,7 +129,7 @@ def resample(space: SearchSpace, params: Mapping[str, Any], rng: np.random.Gener
             return p.sample(rng)
         return perturb_value(p, value, rng, factors)
 
-    return _explored(space, params, change, rng)
+    return explored(space, params, change, rng)
 
 
 EXPLORE_RULES = {"perturb": perturb, "resample": resample}
