@@ -45,9 +45,16 @@ def test_a_wrong_field_of_the_section_is_one_error_naming_it(nas, path, words):
     assert words in str(error)
 
 
+def test_a_nas_spec_without_a_metric_maximises_the_validation_accuracy():
+    spec, _ = prepared(parse_spec({"nas": NAS}), tiny_digits)
+    assert (spec.metric, spec.mode) == ("Validation-Accuracy", "max")
+    spec, _ = prepared(parse_spec({"metric": "Validation-Loss", "nas": NAS}), tiny_digits)
+    assert (spec.metric, spec.mode) == ("Validation-Loss", "min")
+
+
 def test_the_goal_must_be_a_metric_darts_reports_in_its_direction():
     assert "Validation-Loss" in str(_error({"metric": "val_acc", "mode": "max", "nas": NAS}).allowed)
-    error = _error({"metric": "Validation-Accuracy", "nas": NAS})  # mode min by default
+    error = _error({"metric": "Validation-Accuracy", "mode": "min", "nas": NAS})
     assert error.path == "mode" and "mode: max" in str(error)
 
 

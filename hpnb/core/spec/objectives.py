@@ -27,6 +27,7 @@ from typing import Any
 
 from hpnb.core.errors import SpecError
 from hpnb.core.objectives import Mode, Objective
+from hpnb.core.spec.sections import DEFAULT_GOALS
 from hpnb.core.spec.values import as_mapping, as_text, check_keys, choose
 
 MODES: dict[str, Mode] = {"min": "min", "max": "max", "minimize": "min", "maximize": "max"}
@@ -52,6 +53,10 @@ def parse_objectives(data: Mapping[str, Any]) -> tuple[Objective, ...]:
 
 
 def _single(data: Mapping[str, Any]) -> Objective:
+    defaults = [goal for kind, goal in DEFAULT_GOALS.items() if data.get(kind) is not None]
+    if data.get("metric") is None and defaults:  # a built-in objective's own metric
+        metric, mode = defaults[0]
+        return Objective(metric, MODES[choose(data.get("mode", mode), "mode", MODES, "mode")])
     if data.get("metric") is None:
         raise SpecError("metric", "is missing: name the metric to optimise",
                         allowed="metric: followed by a name your function returns, e.g. val_loss "

@@ -25,6 +25,9 @@ SECTIONS: dict[str, str] = {
     "llm": "fine-tuning a language model (model, dataset, training, lora)",
 }
 
+#: the objective of a section whose spec names no metric: what its trials report, and its mode.
+DEFAULT_GOALS: dict[str, tuple[str, str]] = {"nas": ("Validation-Accuracy", "max")}
+
 
 @dataclass(frozen=True)
 class Section:
