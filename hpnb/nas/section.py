@@ -68,6 +68,10 @@ def prepare(spec: ExperimentSpec,
         if name not in allowed:
             raise SpecError(f"parameters.{name}", "is not a parameter a DARTS trial reads", value=name,
                             allowed=allowed, suggestion=closest(name, allowed))
+    if spec.resources.per_trial.is_gang:
+        raise SpecError("resources.per_trial", "a DARTS trial trains its supernet in one process",
+                        value=spec.resources.per_trial.describe(), allowed="one worker per trial: leave out "
+                        "workers and procs_per_worker (give it a GPU with per_trial: {gpu: 1})")
     if given is None or not callable(given):
         raise SpecError("nas", "needs the function that returns the training and validation data",
                         allowed="hpnb.search(data_function, spec), or %%hpsearch data_function")

@@ -63,6 +63,11 @@ def test_parameters_are_the_seed_and_darts_settings_only():
     assert error.path == "parameters.alpha_learning_rate" and "alpha_lr" in str(error)
 
 
+def test_a_darts_trial_runs_on_one_worker():
+    error = _error({**GOAL, "nas": NAS, "resources": {"per_trial": {"workers": 2}}})
+    assert error.path == "resources.per_trial" and "one process" in str(error)
+
+
 def test_the_section_needs_the_data_function():
     assert "returns the training and validation data" in str(_error({**GOAL, "nas": NAS}, given=None))
 
