@@ -37,6 +37,20 @@ def short_name(operation: str) -> str:
     return f"{SHORT[kind]} {size}" if kind in SHORT else SHORT.get(operation, operation)
 
 
+def cell_layout(nodes: int) -> tuple[dict[int, tuple[float, float]], tuple[float, float]]:
+    """Where a drawing puts a cell's states (0 and 1 its inputs, then its nodes) and its output:
+    x from 0 (the inputs) to ``nodes + 1`` (the output), y from -1 to 1.
+
+    Example:
+        >>> cell_layout(2)
+        ({0: (0.0, 1.0), 1: (0.0, -1.0), 2: (1.0, 0.55), 3: (2.0, -0.55)}, (3.0, 0.0))
+    """
+    places = {0: (0.0, 1.0), 1: (0.0, -1.0)}
+    for index in range(nodes):
+        places[index + 2] = (1.0 + index, 0.55 * (-1) ** index)
+    return places, (nodes + 1.0, 0.0)
+
+
 def draw_cell(genotype: Genotype, cell: str = "normal", ax: Any = None) -> Any:
     """Draw ``genotype``'s ``cell`` (``normal`` or ``reduce``) on ``ax`` (a new one by default)."""
     plt = _pyplot()
@@ -44,10 +58,7 @@ def draw_cell(genotype: Genotype, cell: str = "normal", ax: Any = None) -> Any:
     concat = getattr(genotype, f"{cell}_concat")
     if ax is None:
         _, ax = plt.subplots(figsize=(2.2 + 1.6 * len(nodes), 3))
-    places = {0: (0.0, 1.0), 1: (0.0, -1.0)}
-    for index in range(len(nodes)):
-        places[index + 2] = (1.0 + index, 0.55 * (-1) ** index)
-    output = (len(nodes) + 1.0, 0.0)
+    places, output = cell_layout(len(nodes))
     for index, edges in enumerate(nodes):
         for operation, state in edges:
             start, end = places[state], places[index + 2]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import hpnb
+from hpnb.jupyter.dashboard.dashboard import Dashboard
 from hpnb.nas import Genotype, genotypes, history
 from tests.nas.data_functions import more_digits, tiny_digits
 from tests.waiting import patience, wait_until
@@ -58,6 +59,14 @@ def test_two_darts_trials_stream_accuracy_and_record_their_genotypes(store, dask
     assert len(found) == 2 and found[0][1] >= found[1][1]
     assert search.best["value"] == pytest.approx(found[0][1])
     assert search.best["trial_id"] == found[0][0]
+    shown = Dashboard(hpnb.load("darts", store=store))
+    try:  # the selected trial's architecture under its log
+        shown.widgets.table.selected = found[1][0]
+        panel = shown.widgets.log.value
+        assert "<b>architecture</b>" in panel and panel.count("<svg") == 2
+        assert "<th>edge \\ epoch</th><th>1</th><th>2</th></tr>" in panel
+    finally:
+        shown.close()
 
 
 @pytest.mark.slow

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from hpnb.core.errors import HpnbError
 from hpnb.core.restartable_thread import RestartableThread
 from hpnb.jupyter import warmup
-from hpnb.jupyter.dashboard import ranks, static, trial_artifacts, trial_log
+from hpnb.jupyter.dashboard import architecture, ranks, static, trial_artifacts, trial_log
 from hpnb.jupyter.dashboard.controls import Controls, selected_state
 from hpnb.jupyter.dashboard.copy_cell import best_cell_code, copy_label, trial_cell_code
 from hpnb.jupyter.dashboard.data import objective_values
@@ -206,7 +206,8 @@ class Dashboard:
         trial_id = self._selected_trial()
         record = next((t for t in view.trials if t.trial_id == trial_id), None)
         gang = view.ranks.get(trial_id) if trial_id is not None else None
-        key = None if record is None else (trial_id, record.state, record.end, record.error, gang)
+        key = None if record is None else (trial_id, record.state, record.end, record.error, gang,
+                                           record.last_step)  # a step: a DARTS trial's new architecture
         if key == self._log_shown:
             return
         self._log_shown = key
@@ -224,7 +225,8 @@ class Dashboard:
         try:
             listed = self.search.artifacts(trial_id)
             store = self.search.checkpoint_store()
-            return trial_artifacts.artifacts_html(listed, store.fs.cat_file)
+            return (trial_artifacts.artifacts_html(listed, store.fs.cat_file)
+                    + architecture.panel_html(listed, store.fs.cat_file))
         except (OSError, ValueError, ImportError):
             return ""
 
