@@ -11,8 +11,9 @@ its genotypes any good.
     new network each step), on CPU, one thread: hpnb / reference <= 1.1, both orders.
 (c) Quality: genotypes DARTS finds on digits (a reduced training set) retrained from scratch,
     against 10 random genotypes of matched parameter count: higher mean test accuracy (spread shown).
-    With it, collapse to skip connections: the skip connections of the final normal cell with
-    DARTS+'s stop (the default) and without it, and their genotypes retrained.
+    With it, collapse to skip connections: the skip connections of the normal cell epoch by epoch,
+    where DARTS+'s stop (the default) ends the search, and the genotypes kept with it and without it
+    (the paper's last epoch) retrained.
 
 Usage:
     python benchmarks/architecture_search.py [--quick] [--part a,b,c]
@@ -294,7 +295,22 @@ def matched_random(sizes: list[int], count: int, nodes: int) -> list[str]:
     return found
 
 
+def kept(records: list, limit: int) -> tuple[Any, int | None]:
+    """The genotype a trial keeps (its epoch of best validation accuracy) had DARTS+'s stop at
+    ``limit`` skip connections run, and the epoch it would have stopped at (None: never)."""
+    from hpnb.nas import Genotype
+
+    def skips(record: Any) -> int:
+        return Genotype.parse(record.genotype).count("skip_connection")
+
+    stop = next((r.epoch for r in records if skips(r) >= limit), None)
+    seen = [r for r in records if stop is None or r.epoch <= stop]
+    return max(reversed(seen), key=lambda r: r.metrics["Validation-Accuracy"]), stop
+
+
 def part_c(quick: bool) -> bool:
+    """One unguarded search per seed: its records say where DARTS+ would have stopped and what it
+    would have kept (the stop changes nothing before it), and where the paper's DARTS ends."""
     from hpnb.nas import Genotype, parameter_count
     from hpnb.nas.data import SearchData
     from hpnb.nas.settings import darts_settings
@@ -302,34 +318,37 @@ def part_c(quick: bool) -> bool:
 
     train, valid, test = digits(300, 300, 600)
     data = SearchData.load(lambda: (train, valid))
-    seeds, searches, epochs, randoms = (2, 2, 10, 5) if quick else (3, 3, 15, 10)
-    nodes = 3
-    found: dict[str, list[str]] = {}
-    print(f"\n(c) DARTS on {len(train[0])} + {len(valid[0])} digits (3 cells, {nodes} nodes, 6 channels, "
-          f"second order, 12 epochs), retrained {epochs} epochs x {seeds} seeds, tested on {len(test[0])}")
-    for guard in ("auto", 0):
-        settings = darts_settings({"num_epochs": 12, "batch_size": 50, "init_channels": 6, "num_nodes": nodes,
-                                   "order": "second", "w_lr": 0.05, "alpha_lr": 3e-3,
-                                   "stop_at_skip_connections": guard}, "nas.darts")
-        runs = [search_architecture(ALL_OPS, 3, settings, data, seed) for seed in range(searches)]
-        found[str(guard)] = [max(r, key=lambda e: e.metrics["Validation-Accuracy"]).genotype for r in runs]
-        skips = [Genotype.parse(r[-1].genotype).count("skip_connection") for r in runs]
-        print(f"  stop_at_skip_connections {guard!s:<5}: epochs run {[len(r) for r in runs]}, "
-              f"skip connections of the last normal cell {skips}")
-    darts = found["auto"]
-    sizes = [parameter_count(g, in_channels=1, classes=10, channels=8, layers=3) for g in darts]
-    rows = [("DARTS (DARTS+ stop)", darts), ("DARTS, no stop", found["0"]),
+    seeds, searches, epochs, randoms, search_epochs = (2, 2, 10, 5, 12) if quick else (3, 3, 15, 10, 25)
+    nodes = 4
+    settings = darts_settings({"num_epochs": search_epochs, "batch_size": 50, "init_channels": 4,
+                               "num_nodes": nodes, "order": "first", "w_lr": 0.05, "alpha_lr": 3e-3,
+                               "stop_at_skip_connections": 0}, "nas.darts")
+    print(f"\n(c) DARTS on {len(train[0])} + {len(valid[0])} digits (3 cells, {nodes} nodes, 4 channels, "
+          f"first order, {search_epochs} epochs); genotypes retrained {epochs} epochs x {seeds} seeds "
+          f"(3 cells, 8 channels), tested on {len(test[0])}")
+    guarded, final = [], []
+    for seed in range(searches):
+        records = search_architecture(ALL_OPS, 3, settings, data, seed)
+        record, stop = kept(records, 2)
+        guarded.append(record.genotype)
+        final.append(records[-1].genotype)
+        skips = [Genotype.parse(r.genotype).count("skip_connection") for r in records]
+        kept_skips = Genotype.parse(record.genotype).count("skip_connection")
+        print(f"  seed {seed}: skip connections of the normal cell by epoch {skips}; DARTS+ stops at "
+              f"epoch {stop}, keeps epoch {record.epoch} ({kept_skips} skip connections)")
+    sizes = [parameter_count(g, in_channels=1, classes=10, channels=8, layers=3) for g in guarded]
+    rows = [("DARTS + DARTS+ stop (hpnb)", guarded), ("DARTS, last epoch (paper)", final),
             ("random, matched size", matched_random(sizes, randoms, nodes))]
-    print(f"{'genotypes':<26}{'count':>6}{'test accuracy':>15}{'spread (sd)':>13}{'sd of means':>13}")
+    print(f"{'genotypes':<28}{'count':>6}{'skips':>7}{'test accuracy':>15}{'spread (sd)':>13}")
     means = {}
     for label, genotypes in rows:
         per = [statistics.mean(retrained(g, train, test, seeds, epochs)) for g in genotypes]
+        skips = statistics.mean(Genotype.parse(g).count("skip_connection") for g in genotypes)
         means[label] = statistics.mean(per)
         spread = statistics.stdev(per) if len(per) > 1 else 0.0
-        error = spread / len(per) ** 0.5
-        print(f"{label:<26}{len(per):>6}{means[label]:>15.4f}{spread:>13.4f}{error:>13.4f}")
-    print(f"  DARTS genotypes' sizes {sizes}")
-    return means["DARTS (DARTS+ stop)"] > means["random, matched size"]
+        print(f"{label:<28}{len(per):>6}{skips:>7.1f}{means[label]:>15.4f}{spread:>13.4f}")
+    print(f"  sizes of the DARTS genotypes' networks {sizes}")
+    return means["DARTS + DARTS+ stop (hpnb)"] > means["random, matched size"]
 
 
 def main() -> int:
