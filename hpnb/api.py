@@ -99,7 +99,7 @@ def search(objective: Callable[..., Any] | None,
     mode = detach_mode(detach, parsed.detach)
     starter = _checked_starter(objective, mode, client, parsed, namespace)
     if client is None:  # a client passed in is the cluster: the local one is not started
-        check_local_fits(parsed.resources)
+        check_local_fits(parsed.resources, parsed.resources.per_trial.widest(parsed.space))
     name = _search_name(name, parsed, objective)
     opened = open_store(store)
     if resume and opened.find_experiment(name) is not None:

@@ -72,8 +72,9 @@ class LocalShape:
         return cls(workers, resources.threads_per_worker, memory if memory else "auto", adapt)
 
 
-def check_local_fits(resources: Resources) -> None:
-    """Refuse, before anything starts, requests this machine cannot give.
+def check_local_fits(resources: Resources, widest: int = 1) -> None:
+    """Refuse, before anything starts, requests this machine cannot give: ``widest`` is the most
+    workers one trial spans (``resources.per_trial.workers``).
 
     Raises:
         ClusterError: naming the field, what was asked and what the machine has.
@@ -85,9 +86,13 @@ def check_local_fits(resources: Resources) -> None:
     import psutil
 
     shape = LocalShape.from_resources(resources)
+    workers = len(shape.slots) if shape.slots else shape.adapt[1] if shape.adapt else shape.workers
+    if widest > workers:
+        raise ClusterError(f"resources.per_trial.workers: a trial spans {widest} workers, but the local "
+                           f"cluster has {workers}; allowed: at most {workers}, or more workers "
+                           "(resources.workers)")
     if shape.slots:  # sized to fit the machine: checked as its workers were planned
         return
-    workers = shape.adapt[1] if shape.adapt else shape.workers
     cores = os.cpu_count() or 1
     cpu = resources.cpu_request()
     if cpu is not None and cpu * workers > cores:

@@ -9,7 +9,7 @@ import pytest
 
 import hpnb
 from hpnb.cluster.cluster_errors import ClusterError
-from hpnb.cluster.connect import LocalShape, close_client_and_cluster, start_local
+from hpnb.cluster.connect import LocalShape, close_client_and_cluster, default_local_workers, start_local
 from tests.runner import objectives, processes
 from tests.waiting import patience
 
@@ -38,6 +38,16 @@ def test_requests_larger_than_the_machine_are_refused_before_anything_starts(sto
     with pytest.raises(ClusterError, match=r"resources\.requests\.memory"):
         hpnb.search(objectives.with_config, name="big", store=store, metric="loss", parameters=X,
                     resources={"workers": 1, "requests": {"memory": "64Ti"}})
+    assert store.experiments() == []
+
+
+def test_a_trial_wider_than_the_default_local_cluster_is_refused_with_both_numbers(store):
+    # (with resources.workers or adapt given, the spec itself refuses it: tests/core/spec)
+    with pytest.raises(ClusterError) as info:
+        hpnb.search(objectives.with_config, name="wide", store=store, metric="loss", parameters=X,
+                    resources={"per_trial": {"workers": 9}})
+    assert str(info.value).startswith("resources.per_trial.workers: a trial spans 9 workers, but the local "
+                                      f"cluster has {default_local_workers()}")
     assert store.experiments() == []
 
 

@@ -23,14 +23,17 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hpnb.core.errors import SpecError, closest
 from hpnb.core.frozen import FrozenDict
 from hpnb.core.spec.quantity import parse_quantity
 from hpnb.core.spec.trial_workers import ALIASES as _RANK_ALIASES
-from hpnb.core.spec.trial_workers import RESERVED, parse_procs_per_worker, parse_workers
+from hpnb.core.spec.trial_workers import RESERVED, parse_procs_per_worker, parse_workers, worker_counts
 from hpnb.core.spec.values import as_int, as_mapping
+
+if TYPE_CHECKING:
+    from hpnb.core.space import SearchSpace
 
 #: the resources every cluster kind hpnb starts advertises; other names are the user's own
 KNOWN = ("cpu", "gpu", "memory")
@@ -96,6 +99,14 @@ class TrialResources:
         if self.workers_parameter is None:
             return self.workers
         return int(params[self.workers_parameter])
+
+    def widest(self, space: SearchSpace) -> int:
+        """The most workers one trial of a search over ``space`` spans (with a workers parameter,
+        its largest value)."""
+        if self.workers_parameter is None:
+            return self.workers
+        counts = worker_counts(space[self.workers_parameter])
+        return counts[1] if counts else 1
 
     def ranks_for(self, params: Mapping[str, Any]) -> int:
         """The ranks of the trial whose parameters are ``params``."""
