@@ -102,7 +102,7 @@ def draw_weights(record: EpochRecord, cell: str = "normal", ax: Any = None) -> A
     rows = weights_table(record, cell)
     if ax is None:
         _, ax = plt.subplots(figsize=(1.0 + 0.7 * len(record.operations), 0.8 + 0.35 * len(rows)))
-    image = ax.imshow([values for _, values in rows], cmap="viridis", vmin=0, aspect="auto")
+    image = ax.imshow([values for _, values in rows], cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(record.operations)), [short_name(op) for op in record.operations], rotation=45,
                   ha="right")
     ax.set_yticks(range(len(rows)), [label for label, _ in rows])
