@@ -97,7 +97,7 @@ def run_on_worker(objective_key: str, task: TrialTask, topic: str) -> dict[str, 
     else:
         from hpnb.runner.ranks.rank_run import run_rank
 
-        outcome = run_rank(objective, task, channel, topic)
+        outcome = run_rank(objective, task, channel)
     outcome["worker"] = worker.address
     with contextlib.suppress(TypeError):  # not msgpack-able: the driver fetches the result instead
         worker.log_event(topic, {**key, "outcome": outcome_message(outcome)})

@@ -33,6 +33,7 @@ from hpnb.runner.executor import PORT_TAKEN, AttemptDone, Event, RanksChanged
 from hpnb.runner.graces import Graces
 from hpnb.runner.ranks.gang import Gang, collective_timeout
 from hpnb.runner.ranks.placement import GangQueue
+from hpnb.runner.ranks.rank_run import free_port_here
 from hpnb.runner.worker.objective import TrialTask
 
 Key = tuple[int, int]
@@ -145,8 +146,16 @@ class GangRuns:
         return free
 
     def _start(self, key: Key, workers: tuple[str, ...], objective_key: str, task: TrialTask) -> None:
-        gang = Gang(f"{self.executor.topic}-gang-{key[0]}-{key[1]}", workers,
-                    collective_timeout(self.executor.trial_timeout))
+        try:  # a port free on rank 0's host now, for this attempt alone
+            master = str(self.executor.client.run(free_port_here, workers=[workers[0]])[workers[0]])
+        except Exception as exc:  # its worker left meanwhile: the attempt waits for workers again
+            log.warning("trial %d: no port from rank 0's worker %s (%s)", key[0], workers[0], exc)
+            with self._lock:
+                self._busy.subtract(workers)
+                self._waiting[key] = (objective_key, task)
+                self.queue.add(key, len(workers))
+            return
+        gang = Gang(workers, master, collective_timeout(self.executor.trial_timeout))
         with self._lock:
             self._gangs[key] = gang
             self._outcomes[key] = {}
@@ -294,7 +303,13 @@ class GangRuns:
         self._release(key)
 
     def _release(self, key: Key) -> None:
-        for rank in range(len(self._states.get(key, ()))):  # the ranks ended here, not by themselves
+        with self._lock:
+            states, futures = list(self._states.get(key, ())), list(self._futures.get(key, ()))
+        for rank, future in enumerate(futures, start=1):  # returned, but its message is not here yet
+            if states[rank] not in FINAL_STATES and future.status == "finished":
+                with contextlib.suppress(Exception):
+                    self.mark(key, rank, ENDED_AS.get(str(future.result(timeout=5).get("status")), "failed"))
+        for rank in range(len(states)):  # the ranks ended here, not by themselves
             self.mark(key, rank, "stopped")
         with self._lock:
             gang = self._gangs.pop(key, None)

@@ -7,8 +7,8 @@ Lightning's DDP strategy read: ``MASTER_ADDR``, ``MASTER_PORT``, ``RANK``, ``WOR
 ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``NODE_RANK``.
 
 Example:
-    >>> gang = Gang(rendezvous="hpnb-ab12-gang-3-0", workers=("tcp://10.0.0.5:4001", "tcp://10.0.0.6:4001"))
-    >>> info = RankInfo.of(gang, rank=1, master="10.0.0.5:29411")
+    >>> gang = Gang(workers=("tcp://10.0.0.5:4001", "tcp://10.0.0.6:4001"), master="10.0.0.5:29411")
+    >>> info = RankInfo.of(gang, rank=1)
     >>> rank_environment(info)["RANK"], rank_environment(info)["MASTER_PORT"]
     ('1', '29411')
 """
@@ -38,12 +38,12 @@ def collective_timeout(trial_timeout: float | None) -> float:
 
 @dataclass(frozen=True)
 class Gang:
-    """The ranks of one attempt: ``workers[r]`` is the Dask worker rank ``r`` runs on,
-    ``rendezvous`` names what the ranks meet through (unique to the attempt), and a collective
-    waits ``collective_timeout`` seconds at most for a peer."""
+    """The ranks of one attempt: ``workers[r]`` is the Dask worker rank ``r`` runs on, rank 0
+    listens at ``master`` (``host:port``, a port free on its host, chosen for the attempt), and a
+    collective waits ``collective_timeout`` seconds at most for a peer."""
 
-    rendezvous: str
     workers: tuple[str, ...]
+    master: str
     collective_timeout: float = DEFAULT_COLLECTIVE_TIMEOUT
 
     @property
@@ -68,13 +68,13 @@ class RankInfo:
     master_port: int
 
     @classmethod
-    def of(cls, gang: Gang, rank: int, master: str) -> RankInfo:
-        """Rank ``rank`` of ``gang``, whose rank 0 listens at ``master`` (``host:port``)."""
+    def of(cls, gang: Gang, rank: int) -> RankInfo:
+        """Rank ``rank`` of ``gang``."""
         hosts = gang.hosts()
         nodes = list(dict.fromkeys(hosts))  # in the order of their first rank
         mine = hosts[rank]
         same_host = [r for r, host in enumerate(hosts) if host == mine]
-        host, _, port = master.rpartition(":")
+        host, _, port = gang.master.rpartition(":")
         return cls(rank=rank, world_size=gang.size, local_rank=same_host.index(rank),
                    local_world_size=len(same_host), node_rank=nodes.index(mine), master_addr=host,
                    master_port=int(port))
