@@ -299,11 +299,13 @@ def kept(records: list, limit: int) -> tuple[Any, int | None]:
     """The genotype a trial keeps (its epoch of best validation accuracy) had DARTS+'s stop at
     ``limit`` skip connections run, and the epoch it would have stopped at (None: never)."""
     from hpnb.nas import Genotype
+    from hpnb.nas.settings import guard_start
 
+    start = guard_start(len(records))
     def skips(record: Any) -> int:
         return Genotype.parse(record.genotype).count("skip_connection")
 
-    stop = next((r.epoch for r in records if skips(r) >= limit), None)
+    stop = next((r.epoch for r in records if skips(r) >= limit and r.epoch >= start), None)
     seen = [r for r in records if stop is None or r.epoch <= stop]
     return max(reversed(seen), key=lambda r: r.metrics["Validation-Accuracy"]), stop
 

@@ -16,8 +16,9 @@ num_nodes              4           intermediate nodes per cell (``nas.nodes``)
 stem_multiplier        3           the stem's channels are ``init_channels * stem_multiplier``
 order                  second      ``second``: the unrolled architecture gradient; ``first``: plain
 stop_at_skip_connections  auto     DARTS+'s criterion: the search stops once the normal cell has
-                                   this many skip connections (0: never); ``auto``: DARTS+'s 2 for
-                                   cells of 4 nodes or more, else more than half the cell's edges
+                                   this many skip connections (0: never), from a quarter of the
+                                   epochs on; ``auto``: DARTS+'s 2 for cells of 4 nodes or more,
+                                   else more than half the cell's edges
 =====================  ==========  ================================================================
 
 Example:
@@ -65,6 +66,18 @@ def setting_value(name: str, value: Any, path: str) -> Any:
     if number < 0:
         raise SpecError(path, "must be at least 0", value=value, allowed="a number >= 0")
     return number
+
+
+def guard_start(num_epochs: int) -> int:
+    """The first epoch DARTS+'s stop may end a search at: after a quarter of the epochs. Before,
+    the architecture weights have barely left their start (each ``1 / operations``), and the
+    genotype they give is their noise, not what the search learned.
+
+    Example:
+        >>> guard_start(50), guard_start(3)
+        (13, 1)
+    """
+    return num_epochs // 4 + 1
 
 
 def skip_limit(settings: Mapping[str, Any]) -> int:

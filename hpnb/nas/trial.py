@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from hpnb.nas.architecture_space import NasSection
 from hpnb.nas.records import ARCHITECTURE, GENOTYPE, EpochRecord, best_record
-from hpnb.nas.settings import DEFAULTS, setting_value, skip_limit
+from hpnb.nas.settings import DEFAULTS, guard_start, setting_value, skip_limit
 from hpnb.nas.vocabulary import NONE, SKIP
 from hpnb.runner.worker.reporting import load_checkpoint, report
 from hpnb.runner.worker.trial_info import artifact, current_trial
@@ -99,8 +99,8 @@ def search_architecture(operations: tuple[str, ...], layers: int, settings: dict
                         on_epoch: EpochListener | None = None) -> list[EpochRecord]:
     """Train a supernet with DARTS; each epoch's record (from the checkpoint ``resume`` on, if given).
 
-    The search ends after ``num_epochs`` epochs, or at DARTS+'s criterion: the first epoch whose
-    normal cell has ``stop_at_skip_connections`` skip connections.
+    The search ends after ``num_epochs`` epochs, or at DARTS+'s criterion: the first epoch (from a
+    quarter of them on) whose normal cell has ``stop_at_skip_connections`` skip connections.
     """
     import torch
 
@@ -138,9 +138,11 @@ def search_architecture(operations: tuple[str, ...], layers: int, settings: dict
         accuracy, loss = evaluate(net, data.valid_x, data.valid_y, size)
         genotype = net.genotype()
         skips = genotype.count(SKIP)
-        stopped = (f"DARTS+: the normal cell has {skips} skip connections (stop_at_skip_connections: "
-                   f"{settings['stop_at_skip_connections']})"
-                   if limit and skips >= limit and epoch < settings["num_epochs"] else None)
+        guarded = guard_start(settings["num_epochs"]) <= epoch < settings["num_epochs"]
+        stopped = None
+        if guarded and limit and skips >= limit:
+            stopped = (f"DARTS+: the normal cell has {skips} skip connections (stop_at_skip_connections: "
+                       f"{settings['stop_at_skip_connections']})")
         metrics = {"Validation-Accuracy": accuracy, "Validation-Loss": loss, "Train-Accuracy": train_accuracy,
                    "Train-Loss": train_loss}
         records.append(EpochRecord(epoch, metrics, str(genotype), names, net.edge_weights(), stopped))

@@ -11,7 +11,7 @@ import torch
 from hpnb.nas import Genotype, bilevel
 from hpnb.nas.bilevel import architecture_gradient, loss
 from hpnb.nas.data import SearchData
-from hpnb.nas.settings import darts_settings
+from hpnb.nas.settings import darts_settings, guard_start
 from hpnb.nas.supernet import Supernet
 from hpnb.nas.training import Optimisers
 from hpnb.nas.trial import search_architecture
@@ -141,11 +141,15 @@ def test_a_supernet_resumed_from_its_checkpoint_goes_on_as_if_never_stopped():
 
 def test_darts_plus_stops_the_search_when_skip_connections_take_the_normal_cell():
     data = SearchData.load(tiny_digits)
-    settings = _settings(num_epochs=5, stop_at_skip_connections=1, num_nodes=1)
-    records = search_architecture(("skip_connection", "max_pooling_3x3"), 1, settings, data, seed=0)
-    skips = [Genotype.parse(r.genotype).count("skip_connection") for r in records]
-    assert skips[-1] >= 1 and all(s == 0 for s in skips[:-1])
-    assert len(records) < 5 and "DARTS+" in records[-1].stopped
+    settings = _settings(num_epochs=8, stop_at_skip_connections=1, num_nodes=1, alpha_lr=0.01)
+    records = search_architecture(("skip_connection", "avg_pooling_3x3"), 1, settings, data, seed=0)
+    skips = {r.epoch: Genotype.parse(r.genotype).count("skip_connection") for r in records}
+    start = guard_start(8)  # the first epochs' genotypes are their weights' noise: never a reason to stop
+    stop = records[-1].epoch
+    assert start <= stop < 8 and "DARTS+" in records[-1].stopped and skips[stop] >= 1
+    assert all(skips[epoch] == 0 for epoch in range(start, stop))
+    assert any(skips[epoch] >= 1 for epoch in range(1, start))  # skip connections then: no stop
+    assert all(r.stopped is None for r in records[:-1])
 
 
 def test_images_too_small_for_the_reduction_cells_are_refused_before_training():
