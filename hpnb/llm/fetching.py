@@ -33,6 +33,8 @@ from hpnb.llm.sources import fingerprint
 
 #: the file that makes a fetched folder whole; written last.
 DONE = "FETCHED.json"
+#: seconds a rank but 0 waits for rank 0 to fetch an input.
+WAIT_FOR_PEER = 3600.0
 
 
 class Inputs:
@@ -49,12 +51,15 @@ class Inputs:
         self.machine = Path(self.root) if self.local else \
             Path(tempfile.gettempdir(), "hpnb-llm", fingerprint(root))
 
-    def ensure(self, name: str, what: str, make: Callable[[Path], Any],
+    def ensure(self, name: str, what: str, make: Callable[[Path], Any] | None,
                said: Callable[[dict[str, Any]], None] | None = None) -> Path:
         """This machine's copy of input ``name``, made by ``make(folder)`` when the search has
         none yet, or copied from the shared root when another machine made it. ``said`` hears
-        what was done (``{"input", "action", "bytes", "seconds"}``)."""
+        what was done (``{"input", "action", "bytes", "seconds"}``). With ``make`` None (a rank
+        but 0 of a trial: rank 0 fetches, and says so), wait until another process made it."""
         folder = self.machine / name
+        if make is None:
+            self._wait_for(name, folder)
         if (folder / DONE).exists():
             return folder
         self.machine.mkdir(parents=True, exist_ok=True)
@@ -62,14 +67,25 @@ class Inputs:
             if (folder / DONE).exists():
                 return folder
             started = time.monotonic()
-            action = "copied" if self._copy_shared(name, folder) else self._make(name, what, folder, make)
-            record = {"input": name, "what": what, "action": action, "bytes": folder_bytes(folder),
-                      "seconds": round(time.monotonic() - started, 3)}
+            copied = self._copy_shared(name, folder)
+            if not copied:
+                assert make is not None  # a waiting rank found the shared copy whole
+                self._make(name, what, folder, make)
+            record = {"input": name, "what": what, "action": "copied" if copied else "fetched",
+                      "bytes": folder_bytes(folder), "seconds": round(time.monotonic() - started, 3)}
             if said is not None:
                 said(record)
         return folder
 
-    def _make(self, name: str, what: str, folder: Path, make: Callable[[Path], Any]) -> str:
+    def _wait_for(self, name: str, folder: Path) -> None:
+        deadline = time.monotonic() + WAIT_FOR_PEER
+        shared = f"{self.root}/{name}/{DONE}"
+        while not (folder / DONE).exists() and (self.local or not self.fs.exists(shared)):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name} was not fetched by rank 0 within {WAIT_FOR_PEER:.0f} s")
+            time.sleep(0.1)
+
+    def _make(self, name: str, what: str, folder: Path, make: Callable[[Path], Any]) -> None:
         staging = Path(tempfile.mkdtemp(prefix=f".tmp-{name}-", dir=self.machine))
         try:
             make(staging)
@@ -84,7 +100,6 @@ class Inputs:
                 if path.is_file() and path.name != DONE:
                     self.fs.put_file(str(path), f"{remote}/{path.relative_to(folder).as_posix()}")
             self.fs.put_file(str(folder / DONE), f"{remote}/{DONE}")
-        return "fetched"
 
     def _copy_shared(self, name: str, folder: Path) -> bool:
         """Copy a folder another machine made into this machine's copy; False when there is none."""

@@ -32,6 +32,9 @@ def with_parameters(spec: ExperimentSpec, section: LlmSection) -> ExperimentSpec
     if all(name in {p.name for p in spec.space.parameters} for name in mine):
         return spec
     written = spec.to_dict()
+    unbudgeted = {key: value for key, value in written.items() if key != "trials"}
+    if parse_spec(unbudgeted).trials == spec.trials:  # a budget derived from the space (a grid's), not given
+        written = unbudgeted
     return parse_spec({**written, "parameters": {**_written_parameters(written), **declared}})
 
 

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from typing import Any
 from hpnb.core.errors import SpecError
 from hpnb.core.spec.values import as_int, as_text, check_keys
 from hpnb.llm.searched_fields import SearchedFields, check_no_clash, read_fields
+from hpnb.llm.sources import source_kind
 
 TASKS = ("causal-lm", "sequence-classification")
 KEYS = ("model", "revision", "task", "dataset", "training", "lora", "samples", "max_new_tokens", "cache",
@@ -106,10 +108,11 @@ def parse_llm(data: Mapping[str, Any]) -> LlmSection:
 
 
 def _source(value: Any, path: str) -> str:
-    text = as_text(value, path)
-    if not text.strip():
-        raise SpecError(path, "is empty", allowed="a folder, an fsspec URL or a hub id")
-    return text
+    """A source as given; a local path made absolute (workers may start in another folder)."""
+    text = as_text(value, path, allowed="a folder, an fsspec URL or a hub id")
+    if text == NOTEBOOK_SOURCE or source_kind(text) != "local":
+        return text
+    return os.path.abspath(os.path.expanduser(text))
 
 
 def parse_dataset(data: Any) -> DatasetSpec:

@@ -55,15 +55,19 @@ def source_fingerprint(source: str, revision: str | None, kind: str) -> str:
 
 def trial_inputs(section: LlmSection, rows: Any = None, rows_fingerprint: str | None = None) -> TrialInputs:
     """The model and the prepared data, fetched and prepared at most once per search and machine."""
+    from hpnb.runner.worker.trial_context import current
+
     inputs = Inputs(inputs_root(section))
+    context = current()
+    rank_zero = context is None or context.rank == 0  # the others' events are not the trial's
     model_print = source_fingerprint(section.model, section.revision, "model")
-    model_dir = inputs.ensure(f"model-{model_print}", f"model {section.model}",
-                              lambda folder: _fetch_model(section, folder), said=_say)
+    fetch_model = (lambda folder: _fetch_model(section, folder)) if rank_zero else None
+    model_dir = inputs.ensure(f"model-{model_print}", f"model {section.model}", fetch_model, said=_say)
     data_source = rows_fingerprint if section.dataset.source == NOTEBOOK_SOURCE else \
         source_fingerprint(section.dataset.source, section.dataset.revision, "dataset")
     data_print = fingerprint(model_print, data_source, dataclasses.asdict(section.dataset), section.task)
-    data_dir = inputs.ensure(f"data-{data_print}", f"dataset {section.dataset.source}",
-                             lambda folder: _prepare_data(section, model_dir, folder, rows), said=_say)
+    prepare = (lambda folder: _prepare_data(section, model_dir, folder, rows)) if rank_zero else None
+    data_dir = inputs.ensure(f"data-{data_print}", f"dataset {section.dataset.source}", prepare, said=_say)
     return TrialInputs(model_dir, data_dir)
 
 

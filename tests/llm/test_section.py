@@ -67,6 +67,15 @@ def test_searched_fields_become_parameters_named_by_their_field(sources: dict[st
     assert again == spec and parse_spec(spec.to_dict()) == spec
 
 
+def test_a_grids_budget_counts_the_sections_parameters(sources: dict[str, str]) -> None:
+    given = {
+        **spec_of(sources, training={"learning_rate": [0.1, 0.01]}, lora={"r": [4, 8, 16]}),
+        "strategy": "grid",
+    }
+    assert prepare(parse_spec(given), None)[0].trials == 6
+    assert prepare(parse_spec({**given, "trials": 4}), None)[0].trials == 4
+
+
 def test_a_choice_between_lists_is_searched_as_labels_and_given_back_as_lists(
     sources: dict[str, str],
 ) -> None:
