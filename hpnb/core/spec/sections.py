@@ -26,7 +26,8 @@ SECTIONS: dict[str, str] = {
 }
 
 #: the objective of a section whose spec names no metric: what its trials report, and its mode.
-DEFAULT_GOALS: dict[str, tuple[str, str]] = {"nas": ("Validation-Accuracy", "max")}
+DEFAULT_GOALS: dict[str, tuple[str, str]] = {"nas": ("Validation-Accuracy", "max"),
+                                             "llm": ("eval_loss", "min")}
 
 
 @dataclass(frozen=True)
