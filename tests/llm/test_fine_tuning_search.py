@@ -157,3 +157,69 @@ def test_a_trial_of_two_ranks_trains_data_parallel(store, dask_client, tiny_sour
         a["name"] for a in search.artifacts(0)
     }
     assert "[rank 1]" in search.logs(0).stdout  # both ranks trained
+
+
+def own_objective(**params):
+    """A user's own fine-tuning function in a search whose spec has an llm: section."""
+    import transformers
+
+    from hpnb.integrations.transformers import HpnbCallback
+
+    parts = hpnb.llm.load(params)
+    trainer = transformers.Trainer(
+        model=parts.model,
+        args=parts.args,
+        train_dataset=parts.train_dataset,
+        eval_dataset=parts.eval_dataset,
+        data_collator=parts.data_collator,
+        callbacks=[HpnbCallback(monitor="eval_loss")],
+    )
+    trainer.train()
+    return {"eval_loss": trainer.evaluate()["eval_loss"], "lr_seen": parts.args.learning_rate}
+
+
+def test_a_dataframe_from_the_notebook_and_a_users_own_objective(
+    store, dask_client, tiny_source: Path
+) -> None:
+    import pandas as pd
+
+    from hpnb.llm.demo import english_lines
+
+    frame = pd.DataFrame({"text": english_lines(60)})
+    search = hpnb.llm.search(
+        name="frame",
+        store=store,
+        client=dask_client,
+        model=str(tiny_source / "model"),
+        dataset=frame,
+        training={**TRAINING, "max_steps": 2, "learning_rate": [1e-3, 1e-2]},
+        lora={"r": 4},
+        algorithm_name="grid",
+        objective_metric_name="eval_loss",
+        objective_type="minimize",
+        max_trial_count=2,
+    )
+    assert search.wait(patience(120)).state == "COMPLETED", search.message
+    assert search.spec.mode == "min" and sorted(search.results.learning_rate) == [1e-3, 1e-2]
+    fetched = [e["data"]["what"] for e in store.events(search.experiment_id) if e["kind"] == "llm_fetched"]
+    assert "dataset notebook" in fetched  # the frame travelled with the objective, tokenized once
+
+    spec = {
+        "llm": {
+            "model": str(tiny_source / "model"),
+            "dataset": str(tiny_source / "text.jsonl"),
+            "training": {**TRAINING, "max_steps": 2, "learning_rate": [1e-3, 1e-2]},
+        },
+        "strategy": "grid",
+    }
+    own = hpnb.search(own_objective, spec, name="own", store=store, client=dask_client)
+    assert own.wait(patience(120)).state == "COMPLETED", own.message
+    assert own.spec.metric == "eval_loss"  # an llm: section's default goal
+    seen = [
+        (trial.params["learning_rate"], trial.metrics.get("lr_seen"))
+        for trial in store.trials(own.experiment_id)
+    ]
+    assert sorted(seen) == [
+        (1e-3, 1e-3),
+        (1e-2, 1e-2),
+    ]  # load() built each trial's arguments from its parameters
