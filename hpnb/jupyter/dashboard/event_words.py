@@ -68,6 +68,8 @@ _WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
     "pause_refused": lambda d: f"trial {d.get('trial')} could not pause: {d.get('reason')}",
     "abandoned": lambda d: f"trial {d.get('trial')} was given up (attempt {d.get('attempt')})",
     "checkpoint_failed": lambda d: f"trial {d.get('trial')}: its checkpoint at step {d.get('step')} failed",
+    "llm_fetched": lambda d: (f"trial {d.get('trial')} {d.get('action')} the {d.get('what')} "
+                              f"({d.get('bytes', 0) / 2 ** 20:.1f} MiB in {d.get('seconds', 0):.1f} s)"),
     "strategy_switched": _switched,
     "repeat": lambda d: (f"trial {d.get('trial')} runs trial {d.get('of')}'s configuration again "
                          + ("to measure the noise" if d.get("probe") else "(noise)")),
