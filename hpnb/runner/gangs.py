@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence, Set
@@ -31,9 +32,9 @@ from hpnb.core.spec.trial_resources import TrialResources
 from hpnb.runner.dask_task import COPY_MISSING, run_on_worker, verdict_name
 from hpnb.runner.executor import PORT_TAKEN, AttemptDone, Event, RanksChanged
 from hpnb.runner.graces import Graces
-from hpnb.runner.ranks.gang import Gang, collective_timeout
+from hpnb.runner.ranks.gang import Gang, collective_timeout, passed_through, worker_host
 from hpnb.runner.ranks.placement import GangQueue
-from hpnb.runner.ranks.rank_run import free_port_here
+from hpnb.runner.ranks.rank_run import free_port, free_port_here, is_this_machine
 from hpnb.runner.worker.objective import TrialTask
 
 Key = tuple[int, int]
@@ -86,6 +87,7 @@ class GangRuns:
         self._futures: dict[Key, list[Future]] = {}
         self._outcomes: dict[Key, dict[int, dict[str, Any]]] = {}
         self._states: dict[Key, list[str]] = {}
+        self._written_off: set[str] = set()
         self._busy: Counter[str] = Counter()
         self._placing = threading.Lock()
 
@@ -146,8 +148,8 @@ class GangRuns:
         return free
 
     def _start(self, key: Key, workers: tuple[str, ...], objective_key: str, task: TrialTask) -> None:
-        try:  # a port free on rank 0's host now, for this attempt alone
-            master = str(self.executor.client.run(free_port_here, workers=[workers[0]])[workers[0]])
+        try:
+            master = self._master(workers[0])
         except Exception as exc:  # its worker left meanwhile: the attempt waits for workers again
             log.warning("trial %d: no port from rank 0's worker %s (%s)", key[0], workers[0], exc)
             with self._lock:
@@ -155,7 +157,8 @@ class GangRuns:
                 self._waiting[key] = (objective_key, task)
                 self.queue.add(key, len(workers))
             return
-        gang = Gang(workers, master, collective_timeout(self.executor.trial_timeout))
+        gang = Gang(workers, master, collective_timeout(self.executor.trial_timeout),
+                    settings=passed_through(os.environ))
         with self._lock:
             self._gangs[key] = gang
             self._outcomes[key] = {}
@@ -175,6 +178,14 @@ class GangRuns:
         self.executor.watch_attempt(task, futures[0])
         for rank, future in enumerate(futures[1:], start=1):
             future.add_done_callback(partial(self._rank_done, key, rank))
+
+    def _master(self, worker: str) -> str:
+        """``host:port`` for rank 0 on ``worker``, the port free on its host now and for this
+        attempt alone: chosen here when that host is this machine, else asked of the worker."""
+        host = worker_host(worker)
+        if is_this_machine(host):
+            return f"{host}:{free_port(host)}"
+        return str(self.executor.client.run(free_port_here, workers=[worker])[worker])
 
     # -- what the ranks say ---------------------------------------------------------------------
     def is_gang(self, key: Key) -> bool:
@@ -247,7 +258,8 @@ class GangRuns:
             elif not self.executor.is_lost(key):
                 emit(merged(outcome, others))
 
-        self._stop_soon(key)
+        if outcome.get("status") != "ok":  # a rank 0 that completed lets the others end by themselves
+            self._stop_soon(key)
         self.executor.graces.add(lambda: len(others) >= gang.size - 1, RANK_GRACE, tell)
 
     # -- ending -----------------------------------------------------------------------------
@@ -269,20 +281,18 @@ class GangRuns:
     def _stop_soon(self, key: Key) -> None:
         threading.Thread(target=self.stop_ranks, args=(key,), daemon=True, name="hpnb-stop-ranks").start()
 
-    def stop_ranks(self, key: Key) -> None:
-        """Ask every rank of the attempt to stop, and cancel those beyond rank 0 still running after
-        RANK_GRACE seconds (rank 0 ends as any trial asked to stop does); any thread but the client's
-        event loop."""
+    def stop_ranks(self, key: Key, let_end: bool = False) -> None:
+        """Ask every rank of the attempt to stop (with ``let_end``, once RANK_GRACE seconds passed
+        and some still run), and cancel those beyond rank 0 still running RANK_GRACE seconds
+        after (rank 0 ends as any trial asked to stop does); any thread but the client's event loop."""
         with self._lock:
             if key not in self._gangs:
                 return
             futures = list(self._futures.get(key, []))
-        with contextlib.suppress(Exception):
-            self.executor.stop(*key)
-        done = threading.Event()
-        for future in futures:
-            future.add_done_callback(lambda _: done.set() if all(f.done() for f in futures) else None)
-        done.wait(RANK_GRACE if futures else 0)
+        if not (let_end and _all_done(futures, RANK_GRACE)):
+            with contextlib.suppress(Exception):
+                self.executor.stop(*key)
+            _all_done(futures, RANK_GRACE)
         hung = [(rank, future) for rank, future in enumerate(futures, start=1) if not future.done()]
         for _, future in hung:
             with contextlib.suppress(Exception):
@@ -291,15 +301,20 @@ class GangRuns:
             self._write_off(key, rank, str(future.key))
 
     def _write_off(self, key: Key, rank: int, task_key: str) -> None:
-        gang = self._gangs.get(key)
-        if gang is None:
-            return
+        with self._lock:
+            gang = self._gangs.get(key)
+            if gang is None or task_key in self._written_off:  # two stops may find it hung
+                return
+            self._written_off.add(task_key)
         what = self.executor.write_off(task_key, gang.workers[rank])
         log.warning("trial %d: rank %d did not end when its attempt ended: %s", key[0], rank, what)
 
     def end(self, key: Key) -> None:
-        """Rank 0's task ended: the other ranks end too, and their slots are free again."""
-        self.stop_ranks(key)
+        """Rank 0's task ended: the other ranks end too (by themselves first, when rank 0
+        completed), and their slots are free again."""
+        with self._lock:
+            completed = self._states.get(key, ["?"])[0] == "completed"
+        self.stop_ranks(key, let_end=completed)
         self._release(key)
 
     def _release(self, key: Key) -> None:
@@ -320,6 +335,14 @@ class GangRuns:
                 self._busy.subtract(gang.workers)
         if gang is not None:
             self.place()
+
+
+def _all_done(futures: Sequence[Future], timeout: float) -> bool:
+    """Wait until every one of ``futures`` is done (``timeout`` seconds at most); whether they are."""
+    done = threading.Event()
+    for future in futures:
+        future.add_done_callback(lambda _: done.set() if all(f.done() for f in futures) else None)
+    return done.wait(timeout) if futures else True
 
 
 def never_joined(outcomes: dict[int, dict[str, Any]]) -> list[int]:

@@ -12,7 +12,8 @@ from typing import Any
 
 import hpnb
 
-TOLD = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "NODE_RANK", "MASTER_ADDR", "MASTER_PORT")
+TOLD = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "NODE_RANK", "MASTER_ADDR", "MASTER_PORT",
+        "NCCL_DEBUG", "GLOO_SOCKET_IFNAME")
 
 
 def _say(folder: str, x: float) -> dict[str, object]:

@@ -61,7 +61,11 @@ def _ranks_seen(store, experiment_id: int) -> dict[tuple[int, int], list[list[tu
 
 
 def test_every_rank_runs_with_torchruns_environment_and_rank_0_reports_for_the_trial(
-        store, three_workers: Client, tmp_path: Path) -> None:
+        store, three_workers: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the communication libraries' settings of the driver's process reach every rank, as torchrun's
+    # processes inherit them (the workers started before these were set)
+    monkeypatch.setenv("NCCL_DEBUG", "WARN")
+    monkeypatch.setenv("GLOO_SOCKET_IFNAME", "lo")
     objective = partial(rank_objectives.told_environment, folder=str(tmp_path))
     search = hpnb.search(objective, name="gang", store=store, client=three_workers, metric="loss", trials=5,
                          strategy="random", seed=1,
@@ -81,6 +85,7 @@ def test_every_rank_runs_with_torchruns_environment_and_rank_0_reports_for_the_t
         assert first["MASTER_PORT"] == second["MASTER_PORT"] and first["MASTER_ADDR"] == "127.0.0.1"
         assert {first["LOCAL_WORLD_SIZE"], second["LOCAL_WORLD_SIZE"]} == {"2"}  # one host, two ranks
         assert sorted([first["LOCAL_RANK"], second["LOCAL_RANK"]]) == ["0", "1"]
+        assert first["NCCL_DEBUG"] == second["NCCL_DEBUG"] == "WARN" and second["GLOO_SOCKET_IFNAME"] == "lo"
         ports.add(first["MASTER_PORT"])
         rows = store.results(search.experiment_id, trial_id=trial)
         assert [r.step for r in rows] == [0, 1, 2, 3]  # once each: rank 1's reports are not the trial's
@@ -124,7 +129,7 @@ def test_a_failing_rank_ends_its_attempt_with_its_traceback_and_the_search_goes_
     assert failed.state == "FAILED"
     assert failed.error.startswith("rank 1 failed:") and "ValueError: rank 1 cannot go on" in failed.error
     assert (failed.last_step or 0) < 100  # rank 0 was ended too, long before its 200 steps
-    [changes] = [c for (trial, _), c in _ranks_seen(store, search.experiment_id).items() if trial == failed.trial_id]
+    changes = _ranks_seen(store, search.experiment_id)[(failed.trial_id, 0)]
     assert [state for _, state in changes[-1]] == ["stopped", "failed"]
 
 
@@ -233,6 +238,7 @@ def test_a_rank_that_hangs_is_ended_with_its_attempt_and_its_slot_is_not_given_t
     assert "Timed out" in first.error or "timed out" in first.error, first.error
     assert first.end - first.start < 30  # before the trial_timeout itself
     assert second.state == "COMPLETED", second.error
-    hung = {worker for worker, state in _ranks_seen(store, search.experiment_id)[(0, 0)][-1] if state == "stopped"}
-    placed = {worker for worker, _ in _ranks_seen(store, search.experiment_id)[(1, 0)][-1]}
+    seen = _ranks_seen(store, search.experiment_id)
+    hung = {worker for worker, state in seen[(0, 0)][-1] if state == "stopped"}
+    placed = {worker for worker, _ in seen[(1, 0)][-1]}
     assert hung and not (hung & placed)  # the hung rank's worker was busy: the next trial ran elsewhere

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 #: seconds a rank waits in a collective (``init_process_group`` included) for its peers, unless
@@ -45,6 +46,9 @@ class Gang:
     workers: tuple[str, ...]
     master: str
     collective_timeout: float = DEFAULT_COLLECTIVE_TIMEOUT
+    #: the driver's settings of the communication libraries (:func:`passed_through`), which every
+    #: rank gets where its worker has none of its own
+    settings: tuple[tuple[str, str], ...] = ()
 
     @property
     def size(self) -> int:
@@ -86,6 +90,22 @@ def rank_environment(info: RankInfo) -> dict[str, str]:
             "WORLD_SIZE": str(info.world_size), "LOCAL_RANK": str(info.local_rank),
             "LOCAL_WORLD_SIZE": str(info.local_world_size), "NODE_RANK": str(info.node_rank),
             "GROUP_RANK": str(info.node_rank)}
+
+
+#: the variables of the communication libraries a rank gets from the driver's environment, as
+#: ``torchrun``'s processes inherit them: NCCL's and gloo's network and debug settings.
+PASSED_THROUGH = ("NCCL_", "TORCH_NCCL_", "GLOO_", "TP_SOCKET_IFNAME", "TORCH_DISTRIBUTED_DEBUG",
+                  "TORCH_CPP_LOG_LEVEL")
+
+
+def passed_through(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The settings of ``environ`` that ranks get (:data:`PASSED_THROUGH`).
+
+    Example:
+        >>> passed_through({"NCCL_DEBUG": "INFO", "HOME": "/root", "GLOO_SOCKET_IFNAME": "eth0"})
+        (('GLOO_SOCKET_IFNAME', 'eth0'), ('NCCL_DEBUG', 'INFO'))
+    """
+    return tuple(sorted((name, value) for name, value in environ.items() if name.startswith(PASSED_THROUGH)))
 
 
 def worker_host(address: str) -> str:

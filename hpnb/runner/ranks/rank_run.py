@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import ipaddress
 import os
 import socket
 import sys
@@ -44,7 +45,10 @@ def run_rank(objective: Callable[..., Any], task: TrialTask, channel: TrialChann
         context = current()
         if context is not None:
             context.rank, context.world_size = info.rank, info.world_size
-        with environment(rank_environment(info)), torch_collectives(gang.collective_timeout) as collectives:
+        master = (info.master_addr, info.master_port) if info.rank else None
+        settings = {name: value for name, value in gang.settings if name not in os.environ}
+        with environment({**settings, **rank_environment(info)}), \
+                torch_collectives(gang.collective_timeout, master) as collectives:
             seen.append(collectives)
             try:
                 return objective(*args, **kwargs)
@@ -76,6 +80,19 @@ def free_port_here(dask_worker: Any) -> str:
     worker's host now (chosen anew for every attempt: never a fixed one)."""
     host = worker_host(dask_worker.address)
     return f"{host}:{free_port(host)}"
+
+
+def is_this_machine(host: str) -> bool:
+    """Whether ``host`` is an address of this machine's loopback (a local cluster's workers).
+
+    Example:
+        >>> is_this_machine("127.0.0.1"), is_this_machine("::1"), is_this_machine("10.1.2.3")
+        (True, True, False)
+    """
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def free_port(host: str) -> int:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
+import socket
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -33,9 +35,12 @@ class Collectives:
 
 
 @contextlib.contextmanager
-def torch_collectives(timeout: float) -> Iterator[Collectives]:
+def torch_collectives(timeout: float, master: tuple[str, int] | None = None) -> Iterator[Collectives]:
     """Within the block, torch's default collective timeout is ``timeout`` seconds and a call to
-    ``init_process_group`` is seen; both restored after (nothing when torch is not installed)."""
+    ``init_process_group`` is seen; both restored after (nothing when torch is not installed).
+    ``master`` (a rank beyond 0: rank 0's host and port): its ``init_process_group`` from the
+    environment first waits until rank 0 listens there, as torch's own client, refused, would
+    back off for a random fraction of a second or more."""
     seen = Collectives()
     modules = _torch_distributed()
     if modules is None:
@@ -48,7 +53,7 @@ def torch_collectives(timeout: float) -> Iterator[Collectives]:
     if saved["default_pg_nccl_timeout"] is not None:  # None: a build without NCCL
         setattr(c10d, "default_pg_nccl_timeout", timedelta(seconds=timeout))  # noqa: B010
     for module in (package, c10d):
-        setattr(module, "init_process_group", _seen_by(seen, original))  # noqa: B010
+        setattr(module, "init_process_group", _seen_by(seen, original, master, timeout))  # noqa: B010
     try:
         yield seen
     finally:
@@ -69,13 +74,36 @@ def _forget_failed_groups(package: ModuleType, c10d: ModuleType) -> None:
         world.group_count = 0
 
 
-def _seen_by(seen: Collectives, init: Callable[..., Any]) -> Callable[..., Any]:
+def _seen_by(seen: Collectives, init: Callable[..., Any], master: tuple[str, int] | None,
+             timeout: float) -> Callable[..., Any]:
     @functools.wraps(init)
     def init_process_group(*args: Any, **kwargs: Any) -> Any:
         seen.joined = True
+        from_environment = kwargs.get("init_method") in (None, "env://") and kwargs.get("store") is None
+        if master is not None and from_environment and len(args) < 2:
+            wait_until_listening(*master, timeout)
         return init(*args, **kwargs)
 
     return init_process_group
+
+
+def wait_until_listening(host: str, port: int, timeout: float, pause: float = 0.005) -> bool:
+    """Wait until something accepts connections at ``host:port`` (at most ``timeout`` seconds);
+    whether it did.
+
+    Example:
+        >>> wait_until_listening("127.0.0.1", 9, timeout=0.05)  # nothing listens on port 9
+        False
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection((host, port), timeout=1.0).close()
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(pause)
 
 
 def _torch_distributed() -> tuple[ModuleType, ModuleType] | None:
