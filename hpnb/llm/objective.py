@@ -178,5 +178,5 @@ def keep_adapter(model: Any, folder: Path) -> None:
 
     model.save_pretrained(str(folder))
     for path in sorted(folder.iterdir()):
-        if path.is_file():
+        if path.is_file() and path.name != "README.md":  # peft's model card: boilerplate
             artifact(path, name=f"adapter/{path.name}")
