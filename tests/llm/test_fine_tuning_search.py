@@ -223,3 +223,31 @@ def test_a_dataframe_from_the_notebook_and_a_users_own_objective(
         (1e-3, 1e-3),
         (1e-2, 1e-2),
     ]  # load() built each trial's arguments from its parameters
+
+
+def test_sequence_classification_runs_plain_outside_a_search(
+    tiny_source: Path, tmp_path: Path, capsys
+) -> None:
+    from hpnb.llm.demo import english_lines
+    from hpnb.llm.objective import FineTune
+    from hpnb.llm.section_spec import parse_llm
+
+    rows = [{"text": line, "label": "long" if len(line) > 70 else "short"} for line in english_lines(80)]
+    (tmp_path / "labelled.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    section = parse_llm(
+        {
+            "model": str(tiny_source / "model"),
+            "task": "sequence-classification",
+            "dataset": {"source": str(tmp_path / "labelled.jsonl"), "label": "label", "max_length": 24},
+            "training": {**TRAINING, "max_steps": 2},
+            "lora": {"r": 4},
+            "cache": str(tmp_path / "cache"),
+        }
+    )
+    assert FineTune(section)(learning_rate=1e-2) is None  # outside a search: trains, reports nothing
+    said = capsys.readouterr().out
+    assert "'eval_loss'" in said and "hpnb.llm: fetched dataset" in said
+    assert {p.name.split("-")[0] for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")} == {
+        "model",
+        "data",
+    }
