@@ -8,6 +8,19 @@ against the installed ``TrainingArguments`` and ``LoraConfig``, the trial's Trai
 callback, and the best adapter kept as an artifact. Its trials run on the same runner, store,
 controls and views as any search; what it adds to the views arrives as data a trial reports.
 
+Public entries: :func:`search` (a spec with an ``llm:`` section, Katib's ``tune()`` names
+accepted), :func:`load` (the same parts for a user's own objective), :func:`best_model` (the best
+adapter on its base model). The modules: ``section_spec`` and ``searched_fields`` read the section
+(``fields`` reads the installed classes), ``section`` is what the front door calls, ``preflight``
+checks it before anything starts, ``sources``, ``fetching`` and ``trial_inputs`` fetch the inputs,
+``data`` and ``building`` make a trial's parts, ``callback`` and ``objective`` run it, ``api``
+holds the entries, ``demo`` makes a model and data that need no download.
+
+Example (not run here: it fine-tunes)::
+
+    search = hpnb.llm.search("finetune.yaml", name="lora")
+    model = hpnb.llm.best_model("lora", merge=True)
+
 Import rules (checked by ``tests/test_import_graph.py``): torch, transformers, peft, datasets and
 accelerate are imported here (and in :mod:`hpnb.integrations`, :mod:`hpnb.nas`,
 :mod:`hpnb.runner.ranks`) and nowhere else, inside functions; only the front door
