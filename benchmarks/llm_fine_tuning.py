@@ -20,6 +20,10 @@ steps of batch 8 over 32 tokens, evaluated every 5 steps, one thread.
 3. **The notebook's process.** This process's resident memory sampled every 50 ms while part 1's
    search runs, against before it started; and whether torch or transformers got imported here.
 
+   The same trials' printed lines are read with the metrics format Katib's ``tune()`` gives its
+   stdout collector: how many of the printed ``eval_loss`` values it reads as a number, beside the
+   ones hpnb stored from the callback.
+
 Goals: hpnb's wall <= 0.6 x the scripts'; warm per-trial overhead < 1 s; model and data read
 once for 8 trials (Katib's way: 8); the notebook process + < 100 MB, no training library loaded.
 
@@ -204,7 +208,25 @@ def part_fetched_once(folder: Path, store: str) -> dict[str, Any]:
         assert search.wait().state == "COMPLETED", search.message
         opened = counting_fs.opens(source)
         counts[way] = (opened["model/model.safetensors"], opened["text.jsonl"])
+        if way == "hpnb":
+            counts["stored"] = int(search.history["eval_loss"].notna().sum())
+            counts["printed"] = katib_captures([search.logs(t.trial_id).stdout
+                                                for t in search.store.trials(search.experiment_id)])
     return counts
+
+
+#: the metrics format Katib's ``tune()`` gives its stdout collector for the Trainer's printed logs.
+KATIB_FORMAT = re.compile(r"'([\w|-]+)'\s*:\s*([+-]?\d*(\.\d+)?([Ee][+-]?\d+)?)")
+
+
+def katib_captures(outputs: list[str]) -> tuple[int, int]:
+    """How many ``eval_loss`` values the Trainer printed, and how many Katib's format reads as a
+    number from those lines (transformers 5 prints ``{'eval_loss': '6.25'}``, quoted)."""
+    printed = read = 0
+    for line in (line for output in outputs for line in output.splitlines() if "'eval_loss'" in line):
+        printed += 1
+        read += sum(1 for name, value, *_ in KATIB_FORMAT.findall(line) if name == "eval_loss" and value)
+    return printed, read
 
 
 class MemorySampler:
@@ -258,6 +280,9 @@ def report(one: dict[str, Any], two: dict[str, Any]) -> None:
     print("\n2. reads of the inputs, 8 trials on 2 workers   hpnb   Katib's way (a fetch per trial)")
     for index, name in enumerate(("model.safetensors", "text.jsonl")):
         print(f"   {name:<44} {two['hpnb'][index]:4d}   {two['katib'][index]:4d}   (goal: hpnb 1)")
+    printed, read = two["printed"]
+    print(f"   eval_loss values: hpnb stored {two['stored']}; of the {printed} the Trainer printed, Katib's "
+          f"metrics format reads {read} as a number")
     loaded = ", ".join(one["loaded"]) or "none"
     print(f"\n3. the notebook process during the search: +{one['memory']:.0f} MB (goal < 100); "
           f"training libraries loaded in it: {loaded}")
