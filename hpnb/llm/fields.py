@@ -8,6 +8,8 @@ text or as the library defines it, and is left to the library to check on the wo
 
 Example:
     >>> fields = installed_fields("training")
+    >>> fields["lr_scheduler_type"].accepts("cosine"), fields["lr_scheduler_type"].accepts("cosin")
+    (True, False)
     >>> fields["learning_rate"].accepts(0.001), fields["learning_rate"].accepts("fast")
     (True, False)
     >>> fields["num_train_epochs"].describe()
@@ -24,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 #: where each kind of field is defined: (module, class), the class's bases after it.
+#: the modules whose enums the fields of each kind name (``SchedulerType``, ``IntervalStrategy``...).
+ENUM_MODULES: dict[str, tuple[str, ...]] = {
+    "training": ("transformers.training_args", "transformers.trainer_utils"), "lora": ()}
 SOURCES: dict[str, tuple[tuple[str, str], ...]] = {
     "training": (("transformers.training_args", "TrainingArguments"),),
     "lora": (("peft.tuners.lora.config", "LoraConfig"), ("peft.config", "PeftConfig"),
@@ -45,9 +50,13 @@ class FieldInfo:
     name: str
     annotation: str
     types: tuple[type, ...] | None
+    #: the texts the field takes, when it is an enum of the library's or a ``Literal`` of texts
+    choices: tuple[str, ...] | None = None
 
     def accepts(self, value: Any) -> bool:
         """Whether ``value`` (as YAML gives it) fits the field's annotation."""
+        if isinstance(value, str) and self.choices is not None:
+            return value in self.choices
         if self.types is None:
             return True
         if isinstance(value, bool) and bool not in self.types:
@@ -76,8 +85,11 @@ def installed_fields(kind: str) -> dict[str, FieldInfo]:
 @functools.cache
 def _fields(kind: str) -> tuple[tuple[str, FieldInfo], ...]:
     found: dict[str, FieldInfo] = {}
+    enums: dict[str, tuple[str, ...]] = {}
+    for module in ENUM_MODULES[kind]:
+        enums.update(_enums(ast.parse(_source_file(module).read_text(encoding="utf-8"))))
     for module, name in reversed(SOURCES[kind]):  # the bases first, the class's own override them
-        found.update(_class_fields(_source_file(module), name))
+        found.update(_class_fields(_source_file(module), name, enums))
     return tuple(found.items())
 
 
@@ -91,7 +103,36 @@ def _source_file(module: str) -> Path:
     return Path(spec.origin).parent.joinpath(*rest.split(".")).with_suffix(".py")
 
 
-def _class_fields(path: Path, class_name: str) -> dict[str, FieldInfo]:
+def _enums(tree: ast.Module) -> dict[str, tuple[str, ...]]:
+    """The text values of each enum class of a module (``class SchedulerType(ExplicitEnum)``)."""
+    found = {}
+    for node in tree.body:
+        bases = {getattr(base, "id", getattr(base, "attr", "")) for base in getattr(node, "bases", ())}
+        if isinstance(node, ast.ClassDef) and bases & {"ExplicitEnum", "Enum"}:
+            values = [item.value.value for item in node.body if isinstance(item, ast.Assign)
+                      and isinstance(item.value, ast.Constant) and isinstance(item.value.value, str)]
+            if values:
+                found[node.name] = tuple(values)
+    return found
+
+
+def _choices(annotation: ast.expr, enums: dict[str, tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The texts a field takes: its enums' values (``SchedulerType | str``), or a ``Literal`` of
+    texts alone; None when it takes other texts too (a list of options, a pattern)."""
+    names = [getattr(node, "id", getattr(node, "attr", "")) for node in ast.walk(annotation)
+             if isinstance(node, (ast.Name, ast.Attribute))]
+    if set(names) == {"Literal"}:
+        values = [node.value for node in ast.walk(annotation) if isinstance(node, ast.Constant)]
+        texts = tuple(value for value in values if isinstance(value, str))
+        return texts if texts and len(texts) == len(values) else None
+    named = [enums[name] for name in names if name in enums]
+    plain = ("str", "None", "Optional", "Union")
+    if not named or any(name not in enums and name not in plain for name in names):
+        return None
+    return tuple(dict.fromkeys(value for values in named for value in values))
+
+
+def _class_fields(path: Path, class_name: str, enums: dict[str, tuple[str, ...]]) -> dict[str, FieldInfo]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
     if node is None:
@@ -101,7 +142,11 @@ def _class_fields(path: Path, class_name: str) -> dict[str, FieldInfo]:
         if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and _is_init(item.value):
             text = ast.unparse(item.annotation)
             if not text.startswith("ClassVar"):
-                fields[item.target.id] = FieldInfo(item.target.id, text, _types(item.annotation))
+                choices = _choices(item.annotation, enums)
+                optional = "None" in text or "Optional" in text
+                types = ((str, type(None)) if optional else (str,)) if choices is not None \
+                    else _types(item.annotation)
+                fields[item.target.id] = FieldInfo(item.target.id, text, types, choices)
     return fields
 
 

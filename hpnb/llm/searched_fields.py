@@ -125,6 +125,9 @@ def _candidates(parameter: Parameter) -> list[Any]:
 
 
 def _check_value(value: Any, info: FieldInfo, path: str, shown: Any = None) -> None:
+    if isinstance(value, str) and info.choices is not None and value not in info.choices:
+        raise SpecError(path, f"is not a value this field takes ({info.describe()})", value=value,
+                        allowed=", ".join(info.choices), suggestion=closest(value, info.choices))
     if not info.accepts(value):
         raise SpecError(path, f"is of the wrong type for this field ({info.describe()})",
                         value=value if shown is None else shown, allowed=_allowed(info))

@@ -113,6 +113,13 @@ def test_a_choice_between_lists_is_searched_as_labels_and_given_back_as_lists(
         ({"lora": {"r": [4, "eight"]}}, "llm.lora.r.values[1]: is of the wrong type"),
         ({"training": {"bf16": 1}}, "llm.training.bf16: is of the wrong type for this field (bool)"),
         ({"training": {"output_dir": "/tmp/x"}}, "llm.training.output_dir: is set by hpnb"),
+        (
+            {"training": {"lr_scheduler_type": {"values": ["linear", "cosin"]}}},
+            "llm.training.lr_scheduler_type.values[1]: is not a value this field takes (SchedulerType | str) "
+            "(got 'cosin'); allowed: linear, cosine,",
+        ),
+        ({"training": {"eval_strategy": "step"}}, "did you mean 'steps'?"),
+        ({"lora": {"bias": "lora"}}, "allowed: none, all, lora_only; did you mean 'lora_only'?"),
         ({"task": "translation"}, "llm.task: is not a task hpnb fine-tunes"),
         ({"dataset": {"source": "x.jsonl", "eval": 1.5}}, "llm.dataset.eval: is not what to evaluate on"),
         ({"modle": "x"}, "did you mean 'model'?"),
