@@ -358,6 +358,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer seeds and repeats")
     parser.add_argument("--part", default="a,b,c", help="which parts to run (a,b,c)")
     args = parser.parse_args()
+    _torch()  # one thread: two on a busy 2-core machine run many times slower
     parts = args.part.split(",")
     verdicts = {}
     if "a" in parts:
