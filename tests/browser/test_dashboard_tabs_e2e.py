@@ -145,6 +145,9 @@ def test_tabs_table_log_and_copied_cell(tabs_page, lab_server) -> None:
     x = trials[trial_id].params["x"]
     wait_until(page, log, "(text) => document.querySelector('.hpnb-trial-log').innerText.includes(text)",
                arg=f"training with x={x:.4f}", what="the selected trial's stdout")
+    # the panel is redrawn when its trial changes (a late refresh of the view): read it once whole
+    wait_until(page, log, "(text) => document.querySelector('.hpnb-trial-log').innerText.includes(text)",
+               arg=f"trial {trial_id}", what="the selected trial's header")
     text = panel.inner_text()
     assert f"trial {trial_id}" in text and "COMPLETED" in text
     assert re.search(r"worker tcp://127\.0\.0\.1:\d+", text) and re.search(r"peak memory \d+\.\d MiB", text)
