@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     overrides = {"trials": args.trials, "parallel": args.parallel, "strategy": args.strategy}
     try:
-        spec = parse_spec(text, overrides=overrides)
+        spec = with_section_checked(parse_spec(text, overrides=overrides), text)
     except HpnbError as err:
         print(f"hpnb check: {args.spec}: {err}", file=sys.stderr)
         return 2
@@ -63,6 +63,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"hpnb check: {args.spec}: {err}", file=sys.stderr)
             return 2
     return 0
+
+
+def with_section_checked(spec: ExperimentSpec, text: str) -> ExperimentSpec:
+    """A spec with an ``llm:`` or ``nas:`` section checked by its room, as a start checks it, and
+    with the parameters the section declares (the plan lists them); others as they are."""
+    if spec.section is None:
+        return spec
+    from hpnb.builtin_objective import prepared
+
+    given = _data_function_stand_in if spec.section.kind == "nas" else None
+    checked, _ = prepared(spec, given, text)
+    return checked
+
+
+def _data_function_stand_in() -> None:
+    """What ``hpnb check`` gives a ``nas:`` section for the data function it names at the start."""
+    raise RuntimeError("hpnb check runs no trial")
 
 
 def _grid_size(space: SearchSpace) -> int | None:

@@ -136,3 +136,18 @@ def test_several_objectives_and_warm_starts_are_in_the_plan(capsys: pytest.Captu
     assert ("warm start:     1 enqueued configuration runs first; learns the completed trials of "
             "'mlp-lr'") in out
     assert "trials:         60" in out
+
+
+@pytest.mark.parametrize(("section", "expected"), [
+    ("nas:\n  layers: 2\n  nodes: 2\n  operations: [separable_convolution_3x3, max_polling_3x3]\n",
+     "nas.operations[1]"),
+    ("llm:\n  model: ./tiny\n  dataset: {source: ./data.jsonl, text: text}\n  training:\n"
+     "    learning_rates: 0.001\n", "llm.training.learning_rates"),
+])
+def test_a_built_in_objectives_section_is_checked_by_its_room_with_its_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], section: str, expected: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("trials: 2\n" + section)
+    assert main(["check", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "line " in err and "did you mean" in err, err
