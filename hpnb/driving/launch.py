@@ -229,7 +229,8 @@ class Launch:
         recovered = recover(self.store, record, strategy, stopping_rule)
         self.store.update_experiment(self.experiment_id, message=CLEAR)
         executor = DaskExecutor(connection.client, restart_worker=connection.restart_worker,
-                                per_trial=self.spec.resources.per_trial, trial_timeout=self.spec.trial_timeout)
+                                per_trial=self.spec.resources.per_trial,
+                                trial_timeout=self.spec.trial_timeout)
         return Driver(
             objective=self.objective, spec=self.spec, experiment_id=self.experiment_id, name=self.name,
             store=self.store, executor=executor, strategy=strategy, stopping_rule=stopping_rule,

@@ -251,11 +251,14 @@ class GangRuns:
             emit(outcome)
             return
 
+        if outcome.get("port_taken"):  # its peers cannot meet it: run again now, on another port
+            self._stop_soon(key)
+            self.executor.lose(key, None, f"{PORT_TAKEN}: port {outcome['port_taken']} was taken before "
+                                          "rank 0 listened on it; the attempt runs again on another port")
+            return
+
         def tell(_: bool) -> None:
-            if outcome.get("port_taken"):
-                self.executor.lose(key, None, f"{PORT_TAKEN}: port {outcome['port_taken']} was taken before "
-                                              "rank 0 listened on it; the attempt runs again on another port")
-            elif not self.executor.is_lost(key):
+            if not self.executor.is_lost(key):
                 emit(merged(outcome, others))
 
         if outcome.get("status") != "ok":  # a rank 0 that completed lets the others end by themselves

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
 from typing import Any, ClassVar
 
 from distributed import Client
 
 log = logging.getLogger("hpnb")
+#: seconds a thread written off stays so whatever its worker says (a cancel takes a moment to land)
+SETTLE = 3.0
 
 
 def _cancelled_still_running(dask_worker: Any) -> list[str]:
@@ -33,6 +36,7 @@ class StuckThreads:
     def __init__(self, client: Client) -> None:
         self.client = client
         self._workers: dict[str, str] = {}  # task key -> worker address
+        self._added: dict[str, float] = {}  # task key -> when it was written off (monotonic)
         self._lock = threading.Lock()
 
     @classmethod
@@ -47,6 +51,7 @@ class StuckThreads:
     def add(self, key: str, worker: str) -> None:
         with self._lock:
             self._workers[key] = worker
+            self._added[key] = time.monotonic()
 
     def discard(self, key: str) -> None:
         with self._lock:
@@ -64,8 +69,11 @@ class StuckThreads:
             log.debug("hpnb could not ask workers about stuck threads: %s", exc)
             return
         still = {key for keys in busy.values() if isinstance(keys, list) for key in keys}
+        recent = time.monotonic() - SETTLE  # its worker may not have marked the task cancelled yet
         with self._lock:
-            self._workers = {k: w for k, w in self._workers.items() if k in still}
+            self._workers = {k: w for k, w in self._workers.items()
+                             if k in still or self._added.get(k, 0.0) > recent}
+            self._added = {k: at for k, at in self._added.items() if k in self._workers}
 
     def per_worker(self) -> Counter[str]:
         """How many written-off threads each worker holds."""
