@@ -111,7 +111,7 @@ def rank_1_hangs(x: float, **_: object) -> dict:
 
     dist = _gloo()
     if hpnb.current_trial().rank == 1 and x < 0.5:
-        time.sleep(45)
+        time.sleep(90)  # past its peer's collective timeout (half of 120 s)
         return {"loss": x}
     dist.all_reduce(torch.ones(1))
     return {"loss": x}

@@ -198,7 +198,7 @@ def test_a_rank_that_never_joins_the_process_group_is_named_in_the_trials_error(
         store, three_workers: Client) -> None:
     _require_torch()
     search = hpnb.search(rank_objectives.rank_1_never_joins, name="absent", store=store, client=three_workers,
-                         metric="loss", trials=1, parameters={"x": [0.5]}, retries=0, trial_timeout=40,
+                         metric="loss", trials=1, parameters={"x": [0.5]}, retries=0, trial_timeout=80,
                          resources={"per_trial": {"workers": 2}})
     assert search.wait(patience(120)).state == "FAILED", search.message
     [trial] = store.trials(search.experiment_id)
@@ -206,7 +206,7 @@ def test_a_rank_that_never_joins_the_process_group_is_named_in_the_trials_error(
     assert trial.error.startswith("rank 1 never joined the process group (its objective did not call "
                                   "torch.distributed.init_process_group)"), trial.error
     assert "clients joined" in trial.error  # torch's own words follow, after half the trial_timeout
-    assert trial.end - trial.start < 40
+    assert trial.end - trial.start < 80  # its peer named before the trial_timeout
 
 
 def test_a_port_taken_before_rank_0_listens_runs_the_attempt_again_on_another_port_uncounted(
@@ -214,7 +214,7 @@ def test_a_port_taken_before_rank_0_listens_runs_the_attempt_again_on_another_po
     _require_torch()
     objective = partial(rank_objectives.port_taken_on_first_attempt, folder=str(tmp_path))
     search = hpnb.search(objective, name="port", store=store, client=three_workers, metric="loss", trials=1,
-                         parameters={"x": [0.5]}, retries=0, trial_timeout=20,
+                         parameters={"x": [0.5]}, retries=0, trial_timeout=90,
                          resources={"per_trial": {"workers": 2}})
     assert search.wait(patience(120)).state == "COMPLETED", search.message
     [trial] = store.trials(search.experiment_id)
@@ -234,12 +234,12 @@ def test_a_rank_that_hangs_is_ended_with_its_attempt_and_its_slot_is_not_given_t
             Client(cluster, set_as_default=False) as client:
         search = hpnb.search(rank_objectives.rank_1_hangs, name="hang", store=store, client=client,
                              metric="loss", strategy="grid", parameters={"x": [0.2, 0.8]}, parallel=1,
-                             retries=0, trial_timeout=30, resources={"per_trial": {"workers": 2}})
-        assert search.wait(patience(150)).state == "COMPLETED", search.message
+                             retries=0, trial_timeout=120, resources={"per_trial": {"workers": 2}})
+        assert search.wait(patience(300)).state == "COMPLETED", search.message
     first, second = sorted(store.trials(search.experiment_id), key=lambda t: t.trial_id)
-    assert first.params["x"] == 0.2 and first.state == "FAILED"  # rank 0's all_reduce gave up after 15 s
+    assert first.params["x"] == 0.2 and first.state == "FAILED"  # rank 0's all_reduce gave up after 60 s
     assert "Timed out" in first.error or "timed out" in first.error, first.error
-    assert first.end - first.start < 30  # before the trial_timeout itself
+    assert first.end - first.start < 120  # before the trial_timeout itself
     assert second.state == "COMPLETED", second.error
     seen = _ranks_seen(store, search.experiment_id)
     hung = {worker for worker, state in seen[(0, 0)][-1] if state == "stopped"}
