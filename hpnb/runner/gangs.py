@@ -88,6 +88,7 @@ class GangRuns:
         self._outcomes: dict[Key, dict[int, dict[str, Any]]] = {}
         self._states: dict[Key, list[str]] = {}
         self._written_off: set[str] = set()
+        self._stopping: dict[Key, threading.Lock] = {}
         self._busy: Counter[str] = Counter()
         self._placing = threading.Lock()
 
@@ -292,6 +293,11 @@ class GangRuns:
             if key not in self._gangs:
                 return
             futures = list(self._futures.get(key, []))
+            stopping = self._stopping.setdefault(key, threading.Lock())
+        with stopping:  # one stop at a time: another's cancel would make a hung rank look done
+            self._stop_ranks(key, futures, let_end)
+
+    def _stop_ranks(self, key: Key, futures: list[Future], let_end: bool) -> None:
         if not (let_end and _all_done(futures, RANK_GRACE)):
             with contextlib.suppress(Exception):
                 self.executor.stop(*key)
@@ -334,6 +340,7 @@ class GangRuns:
             self._futures.pop(key, None)
             self._outcomes.pop(key, None)
             self._states.pop(key, None)
+            self._stopping.pop(key, None)
             if gang is not None:
                 self._busy.subtract(gang.workers)
         if gang is not None:
