@@ -11,21 +11,14 @@ from pathlib import Path
 import pytest
 
 from hpnb.core.store import Store
+from tests.training_libraries import require
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def require_training_libraries() -> None:
-    try:
-        import peft  # noqa: F401
-        import torch  # noqa: F401
-        import transformers  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail(
-                "torch, transformers or peft is missing: .ci/test installs the llm extra (required on CI)"
-            )
-        pytest.skip("fine-tuning needs the llm extra: pip install 'hpnb[llm]' (and torch's CPU build)")
+    require("torch", "transformers", "peft",
+            install="fine-tuning needs the llm extra: pip install 'hpnb[llm]' (and torch's CPU build)")
 
 
 @pytest.fixture(scope="session")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hpnb.core.store import Store
+from tests.training_libraries import require
 
 
 @pytest.fixture
@@ -20,10 +20,5 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 @pytest.fixture(autouse=True)
 def one_thread() -> None:
-    try:
-        import torch
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("torch is missing: .ci/test installs the llm extra, torch with it (required on CI)")
-        pytest.skip("hpnb.nas trains with torch (the nas extra: pip install 'hpnb[nas]')")
+    [torch] = require("torch", install="hpnb.nas trains with torch (the nas extra: pip install 'hpnb[nas]')")
     torch.set_num_threads(1)

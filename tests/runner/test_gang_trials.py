@@ -17,6 +17,7 @@ from distributed import Client, LocalCluster
 
 import hpnb
 from tests.runner import rank_objectives
+from tests.training_libraries import require
 from tests.waiting import patience, wait_until
 
 pytestmark = pytest.mark.slow
@@ -31,12 +32,7 @@ def three_workers() -> Iterator[Client]:
 
 
 def _require_torch() -> None:
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("torch is missing: .ci/test installs its CPU build (required on CI)")
-        pytest.skip("distributed training needs torch: pip install torch (its CPU build)")
+    require("torch", install="distributed training needs torch: pip install torch (its CPU build)")
 
 
 def _said(folder: Path) -> dict[tuple[int, int], dict[int, dict]]:
